@@ -1,0 +1,35 @@
+# The two quick-start commands (README):
+#   make doctor   install what is missing, build, run the default diagnosis
+#   make test     install what is missing, build, run every test
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: doctor test build configure setup setup-test clean format
+
+doctor: setup build
+	./$(BUILD)/accel-doctor
+
+test: setup-test build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+setup:
+	scripts/setup.sh build
+
+setup-test:
+	scripts/setup.sh test
+
+configure:
+	@if [ ! -f $(BUILD)/build.ninja ] && [ ! -f $(BUILD)/Makefile ]; then \
+	  gen=""; command -v ninja >/dev/null && gen="-G Ninja"; \
+	  cmake -S . -B $(BUILD) $$gen -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS); \
+	fi
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+format:
+	find src tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what accel-doctor needs to build (and, with `test`, to run its
+# tests) from the distribution's packages. Never downloads anything else.
+#   scripts/setup.sh          build dependencies
+#   scripts/setup.sh test     build + test dependencies
+set -euo pipefail
+mode="${1:-build}"
+
+need=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev)
+if [ "$mode" = "test" ]; then
+  need+=(libgtest-dev libgmock-dev python3)
+fi
+
+# Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as
+# is; otherwise Debian's libtorch-dev (torch 1.13, CPU). Torch_DIR overrides.
+if [ -n "${Torch_DIR:-}" ]; then
+  echo "setup: using Torch_DIR=$Torch_DIR"
+elif python3 -c 'import torch' >/dev/null 2>&1; then
+  echo "setup: using the Python torch $(python3 -c 'import torch; print(torch.__version__)')"
+else
+  need+=(libtorch-dev)
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: this is not a Debian/Ubuntu system, so nothing was installed." >&2
+  echo "  Install these (or your distribution's equivalents), then run 'make' again:" >&2
+  echo "    ${need[*]}" >&2
+  echo "  For torch, set Torch_DIR=<prefix>/share/cmake/Torch or install a Python torch." >&2
+  exit 2
+fi
+
+missing=()
+for p in "${need[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  case "$status" in *"install ok installed"*) ;; *) missing+=("$p") ;; esac
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all dependencies present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "setup: need root to install ${missing[*]} (no sudo found)" >&2
+    exit 2
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq || echo "setup: apt-get update failed; trying the cached package lists" >&2
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

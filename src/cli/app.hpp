@@ -1,0 +1,81 @@
+// Shared state of one accel-doctor invocation: global options, the knowledge
+// base, terminal style, and the report being built.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+#include "core/kb.hpp"
+#include "core/report/console.hpp"
+
+namespace accel::cli {
+
+/// Documented exit codes (README, docs/cli.md).
+enum ExitCode : int {
+  kExitHealthy = 0,
+  kExitFindings = 1,  ///< some checks failed / findings at warning or above
+  kExitUsage = 2,     ///< usage or set-up error
+  kExitNothingRecognised = 3,
+  kExitInternal = 4,
+};
+
+struct GlobalOptions {
+  std::string device = "auto";
+  std::string json_path;  ///< --json FILE
+  bool quiet = false;
+  bool no_color = false;
+};
+
+/// A usage or set-up error: printed as is, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class App {
+ public:
+  App(GlobalOptions options, std::vector<std::string> argv);
+
+  const GlobalOptions& options() const { return options_; }
+  const KnowledgeBase& kb();
+  ConsoleStyle style_stdout() const;
+  bool progress_enabled() const;
+
+  /// The environment, collected once (with the device choice resolved).
+  Environment& environment();
+  /// Resolves --device against torch's devices; throws UsageError.
+  const DeviceChoice& device_choice();
+
+  /// The report under construction (context filled on first use).
+  Report& report(const std::string& command);
+  /// Writes the report if --json was given. Throws std::runtime_error.
+  void write_json_if_requested();
+
+  /// Prints to stdout unless --quiet.
+  void out(const std::string& text) const;
+  /// Progress/status line on stderr (TTY only, not with --quiet).
+  void status(const std::string& text) const;
+  void clear_status() const;
+
+ private:
+  GlobalOptions options_;
+  std::vector<std::string> argv_;
+  std::optional<KnowledgeBase> kb_;
+  std::optional<Environment> env_;
+  std::optional<Report> report_;
+};
+
+int cmd_env(App& app);
+struct OpsArgs {
+  bool quick = false;
+  bool list = false;
+  bool no_isolate = false;
+  std::vector<std::string> filters;
+  double check_timeout_s = 120;
+};
+int cmd_ops(App& app, const OpsArgs& args);
+/// The default run (no command): env, then quick ops.
+int cmd_default(App& app);
+
+}  // namespace accel::cli

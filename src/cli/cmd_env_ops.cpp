@@ -1,0 +1,102 @@
+// `env`, `ops` and the default run.
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "core/report/console.hpp"
+#include "engine/environment.hpp"
+#include "engine/ops.hpp"
+
+namespace accel::cli {
+
+int cmd_env(App& app) {
+  app.report("env");
+  Environment& env = app.environment();
+  app.device_choice();
+  app.out(render_environment(env, app.style_stdout()));
+  app.write_json_if_requested();
+  return kExitHealthy;
+}
+
+namespace {
+engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
+  engine::OpsOptions o;
+  o.device = app.device_choice().chosen;
+  o.quick = args.quick;
+  o.filters = args.filters;
+  o.isolate = !args.no_isolate;
+  o.check_timeout_s = args.check_timeout_s;
+  const char* test_checks = std::getenv("ACCEL_DOCTOR_TEST_CHECKS");
+  o.include_test_checks = test_checks && std::string(test_checks) == "1";
+  o.machine = engine::machine_context(app.environment(), o.device);
+  return o;
+}
+
+std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
+  engine::OpsCallbacks cb;
+  cb.on_start = [&](const engine::CheckInfo& c, std::size_t i, std::size_t n) {
+    app.status(fmt::format("[{}/{}] {}", i + 1, n, c.key));
+  };
+  auto results = engine::run_ops(o, cb);
+  app.clear_status();
+  return results;
+}
+}  // namespace
+
+int cmd_ops(App& app, const OpsArgs& args) {
+  if (args.list) {
+    engine::OpsOptions o;
+    o.filters = args.filters;
+    const char* test_checks = std::getenv("ACCEL_DOCTOR_TEST_CHECKS");
+    o.include_test_checks = test_checks && std::string(test_checks) == "1";
+    const auto checks = engine::list_checks(o);
+    std::string out = fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", "key", "category", "dtype", "shape",
+                                  "verify", "FLOPs formula");
+    for (const auto& c : checks) {
+      out += fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", c.key, c.category, c.dtype, c.shape, c.verify,
+                         c.flops_formula);
+    }
+    out += fmt::format("{} checks\n", checks.size());
+    app.out(out);
+    return kExitHealthy;
+  }
+  Report& report = app.report("ops");
+  const engine::OpsOptions o = ops_options(app, args);
+  if (engine::list_checks(o).empty()) {
+    throw UsageError("no check matches --filter; `accel-doctor ops --list` shows them");
+  }
+  auto results = run_and_show_ops(app, o);
+  const ConsoleStyle style = app.style_stdout();
+  app.out(render_checks_table(results, style));
+  app.out("\n" + checks_summary_line(results, o.device) + "\n");
+  const std::string problems = render_check_problems(results, style);
+  if (!problems.empty()) app.out("\n" + problems);
+  bool failed = false;
+  for (const auto& r : results) failed = failed || is_failure(r.status);
+  report.results.insert(report.results.end(), results.begin(), results.end());
+  app.write_json_if_requested();
+  return failed ? kExitFindings : kExitHealthy;
+}
+
+int cmd_default(App& app) {
+  Report& report = app.report("doctor");
+  Environment& env = app.environment();
+  const DeviceChoice& choice = app.device_choice();
+  const ConsoleStyle style = app.style_stdout();
+  app.out(render_environment(env, style));
+  app.out(fmt::format("\nChecking operators on {} ({}).\n", choice.chosen, choice.reason));
+  OpsArgs args;
+  args.quick = true;
+  const engine::OpsOptions o = ops_options(app, args);
+  auto results = run_and_show_ops(app, o);
+  app.out(render_checks_table(results, style));
+  const std::string problems = render_check_problems(results, style);
+  if (!problems.empty()) app.out("\n" + problems);
+  app.out("\n" + checks_summary_line(results, o.device) + "\n");
+  bool failed = false;
+  for (const auto& r : results) failed = failed || is_failure(r.status);
+  report.results.insert(report.results.end(), results.begin(), results.end());
+  app.write_json_if_requested();
+  return failed ? kExitFindings : kExitHealthy;
+}
+
+}  // namespace accel::cli

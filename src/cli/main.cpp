@@ -1,0 +1,57 @@
+// accel-doctor: is my accelerator really doing the work, and if it is slow,
+// why, and what do I change?
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/app.hpp"
+#include "engine/ops.hpp"
+
+int main(int argc, char** argv) {
+  using namespace accel::cli;
+  // The hidden worker mode runs checks for a parent process (engine/ops.hpp).
+  if (argc >= 2 && std::string(argv[1]) == "__worker") return accel::engine::worker_main();
+
+  CLI::App cli{"accel-doctor: measures whether your accelerator does the work, and explains why not"};
+  cli.set_version_flag("--version", std::string(accel::tool_info().version) + " (" + accel::tool_info().commit + ")");
+  cli.require_subcommand(0, 1);
+  cli.fallthrough();  // global options may follow the subcommand
+  GlobalOptions g;
+  cli.add_option("--device", g.device, "auto, cpu, cuda, cuda:N (auto: best accelerator, else the CPU)")
+      ->capture_default_str();
+  cli.add_option("--json", g.json_path, "write the versioned JSON report to FILE ('-' for stdout)");
+  cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
+  cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
+
+  auto* env = cli.add_subcommand("env", "devices, drivers, torch build, CPU BLAS and environment variables");
+  OpsArgs ops_args;
+  auto* ops = cli.add_subcommand("ops", "operator checks: device, correctness vs CPU float64, time vs CPU");
+  ops->add_flag("--quick", ops_args.quick, "fewer repeats");
+  ops->add_flag("--list", ops_args.list, "list the checks and exit");
+  ops->add_option("--filter", ops_args.filters, "select checks by category, name, dtype or key part")
+      ->delimiter(',');
+  ops->add_flag("--no-isolate", ops_args.no_isolate, "run checks in this process (debugging)");
+  ops->add_option("--check-timeout", ops_args.check_timeout_s, "seconds per check before it is 'hung'")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = cli.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+
+  App app(g, std::vector<std::string>(argv, argv + argc));
+  try {
+    if (*env) return cmd_env(app);
+    if (*ops) return cmd_ops(app, ops_args);
+    return cmd_default(app);
+  } catch (const UsageError& e) {
+    std::cerr << "accel-doctor: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "accel-doctor: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}

@@ -1,0 +1,141 @@
+#include "core/evidence.hpp"
+
+#include <array>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/stats.hpp"
+
+namespace accel {
+
+namespace {
+constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
+    {Status::ok, "ok"},
+    {Status::error, "error"},
+    {Status::off_device, "off_device"},
+    {Status::mismatch, "mismatch"},
+    {Status::unavailable, "unavailable"},
+    {Status::crashed, "crashed"},
+    {Status::hung, "hung"},
+    {Status::skipped, "skipped"},
+}};
+}  // namespace
+
+std::string_view to_string(Status s) {
+  for (const auto& [status, name] : kStatusNames) {
+    if (status == s) return name;
+  }
+  return "unknown";
+}
+
+std::optional<Status> status_from_string(std::string_view name) {
+  for (const auto& [status, n] : kStatusNames) {
+    if (n == name) return status;
+  }
+  return std::nullopt;
+}
+
+bool is_failure(Status s) {
+  switch (s) {
+    case Status::error:
+    case Status::off_device:
+    case Status::mismatch:
+    case Status::crashed:
+    case Status::hung:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void to_json(json& j, const Status& v) { j = std::string(to_string(v)); }
+
+void from_json(const json& j, Status& v) {
+  const auto name = j.get<std::string>();
+  const auto parsed = status_from_string(name);
+  if (!parsed) throw ReportError(fmt::format("unknown status '{}'", name));
+  v = *parsed;
+}
+
+Timing make_timing(std::vector<double> samples_us, int warmup, int inner, std::string method,
+                   bool budget_exhausted) {
+  Timing t;
+  const Summary s = summarize(samples_us);
+  t.samples_us = std::move(samples_us);
+  t.median_us = s.median;
+  t.iqr_us = s.iqr;
+  t.min_us = s.min;
+  t.max_us = s.max;
+  t.warmup = warmup;
+  t.inner = inner;
+  t.method = std::move(method);
+  t.noisy = relative_iqr(s) > kNoisyRelativeIqr;
+  t.budget_exhausted = budget_exhausted;
+  return t;
+}
+
+ToolInfo tool_info() {
+#ifndef ACCEL_VERSION
+#define ACCEL_VERSION "0.0.0"
+#endif
+#ifndef ACCEL_GIT_COMMIT
+#define ACCEL_GIT_COMMIT "unknown"
+#endif
+  return ToolInfo{ACCEL_VERSION, ACCEL_GIT_COMMIT};
+}
+
+std::string now_rfc3339() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+#if defined(_WIN32)
+  gmtime_s(&tm, &t);
+#else
+  gmtime_r(&t, &tm);
+#endif
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Report parse_report(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ReportError(fmt::format("{} is not valid JSON: {}", origin, e.what()));
+  }
+  if (!j.is_object()) throw ReportError(fmt::format("{} is not a report: expected a JSON object", origin));
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer()) {
+    throw ReportError(fmt::format(
+        "{} is not an accel-doctor report: it has no integer schema_version", origin));
+  }
+  const int version = j["schema_version"].get<int>();
+  if (version > kSchemaVersion) {
+    throw ReportError(fmt::format(
+        "{} has schema_version {}, newer than this accel-doctor reads ({}); upgrade accel-doctor",
+        origin, version, kSchemaVersion));
+  }
+  if (version < 1) {
+    throw ReportError(fmt::format("{} has schema_version {}, which no release wrote", origin, version));
+  }
+  try {
+    return j.get<Report>();
+  } catch (const json::exception& e) {
+    throw ReportError(fmt::format("{} is malformed: {}", origin, e.what()));
+  }
+}
+
+Report read_report_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError(fmt::format("cannot open report '{}'", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_report(ss.str(), fmt::format("report '{}'", path));
+}
+
+}  // namespace accel

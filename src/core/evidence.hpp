@@ -1,0 +1,359 @@
+// The evidence model: plain data that the engine and the probes produce, that
+// `--json` writes, and that rules, reporters, `compare` and `diagnose --from`
+// read back. No torch here. The JSON schema is documented in docs/report-schema.md;
+// bump kSchemaVersion on any incompatible change.
+//
+// Conventions: sizes in bytes (`_bytes`), times in microseconds (`_us`),
+// rates in their unit (`_gbps` = 1e9 bytes/s, `_tflops` = 1e12 FLOP/s).
+// A field a probe could not collect is left empty and its name is added to
+// `not_collected` with the reason, so every report says why a value is missing.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace accel {
+
+inline constexpr int kSchemaVersion = 1;
+
+/// Why a field is missing: field name -> reason.
+using NotCollected = std::map<std::string, std::string>;
+
+// ---------------------------------------------------------------- status
+
+/// Outcome of one check. See docs/report-schema.md for the exact meanings.
+enum class Status {
+  ok,           ///< ran on the target device, result right
+  error,        ///< threw; `error` holds the message, cause and fix
+  off_device,   ///< output not on the target device
+  mismatch,     ///< wrong against the CPU float64 reference (or statistics)
+  unavailable,  ///< op or dtype not in this torch build
+  crashed,      ///< the worker process died during the check
+  hung,         ///< the check passed its time limit
+  skipped,      ///< not run; `reason` says why
+};
+
+std::string_view to_string(Status s);
+/// Parses a status name; returns nullopt for an unknown name.
+std::optional<Status> status_from_string(std::string_view name);
+/// True for the statuses that make `ops` exit with 1.
+bool is_failure(Status s);
+
+// ---------------------------------------------------------------- timing
+
+/// One measurement by the engine's timer. `samples_us` are per-call times
+/// (each sample is the time of `inner` back-to-back calls divided by `inner`).
+struct Timing {
+  std::vector<double> samples_us;
+  double median_us = 0;
+  double iqr_us = 0;
+  double min_us = 0;
+  double max_us = 0;
+  int warmup = 0;             ///< calls before the first sample
+  int inner = 1;              ///< calls per sample
+  std::string method;         ///< "device_events" or "host_clock" (host clock around a device sync)
+  bool noisy = false;         ///< IQR > 10% of the median
+  bool budget_exhausted = false;  ///< stopped by the time budget before the spread settled
+};
+
+/// Builds a Timing from raw per-call samples (fills median, IQR, noise flag).
+Timing make_timing(std::vector<double> samples_us, int warmup, int inner, std::string method,
+                   bool budget_exhausted = false);
+
+// ---------------------------------------------------------------- results
+
+/// Error text reduced to what a user needs, with the knowledge base's verdict.
+struct ErrorInfo {
+  std::string message;    ///< first line, without the C++ backtrace
+  std::string cause_id;   ///< kb/errors id, empty when not recognised
+  std::string cause;
+  std::string fix;
+  std::string reference;  ///< URL or document behind the cause
+};
+
+/// Work done by one call of the measured operation.
+struct Work {
+  double flops = 0;  ///< floating-point operations (a multiply-add counts 2)
+  double bytes = 0;  ///< minimum device-memory traffic: inputs read once, outputs written once
+};
+
+/// Accuracy against a reference.
+struct Accuracy {
+  std::string method;         ///< "float64_reference", "statistical", "exact"
+  double rel_error = 0;       ///< ||out - ref|| / ||ref|| (Frobenius), or the statistic used
+  double tolerance = 0;
+  std::string detail;
+};
+
+/// Where a figure sits against the hardware (filled by the roofline model).
+struct Roofline {
+  double intensity_flop_per_byte = 0;
+  double peak_tflops = 0;
+  std::string peak_source;            ///< "datasheet: ...", "measured", "estimated: formula"
+  double bandwidth_gbps = 0;
+  std::string bandwidth_source;
+  double bound_tflops = 0;            ///< min(peak, intensity * bandwidth)
+  double achieved_tflops = 0;
+  double achieved_gbps = 0;
+  double percent_of_bound = 0;
+  bool above_peak = false;            ///< > 105% of the bound: likely a timing error
+};
+
+/// One measured item: an operator check, a benchmark, or a workload step.
+struct Result {
+  std::string key;          ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
+  std::string kind;         ///< "check", "bench", "llm", "train"
+  std::string name;
+  std::string category;
+  std::string dtype;        ///< "fp32", "fp16", "bf16", "fp64", "int64", ...
+  std::string shape;        ///< human-readable, e.g. "1024x1024 @ 1024x1024"
+  std::string device;       ///< "cuda:0", "cpu"
+  Status status = Status::skipped;
+  std::string reason;       ///< why skipped/unavailable/off_device/mismatch
+  std::optional<Timing> timing;      ///< on `device`
+  std::optional<Timing> cpu_timing;  ///< same op on the CPU (when device is not the CPU)
+  std::optional<double> speedup;     ///< cpu median / device median
+  Work work;
+  std::map<std::string, double> metrics;  ///< named figures with units in the name
+  std::optional<Accuracy> accuracy;
+  std::optional<Roofline> roofline;
+  std::vector<std::string> warnings;
+  std::optional<ErrorInfo> error;
+  json evidence = json::object();  ///< open-ended evidence (profiler, backend names)
+  double wall_ms = 0;              ///< wall time spent on this item, all phases
+};
+
+// ---------------------------------------------------------------- environment
+
+struct HostInfo {
+  std::string os;             ///< "Debian GNU/Linux 12 (bookworm)"
+  std::string kernel;         ///< uname -sr
+  std::string hostname;
+  std::string arch;           ///< "x86_64"
+  std::string cpu_model;
+  std::optional<int> logical_cores;
+  std::optional<int> physical_cores;
+  std::optional<double> cpu_max_mhz;
+  std::vector<std::string> simd;      ///< "avx2", "avx512f", "amx_tile", ...
+  std::optional<std::uint64_t> memory_total_bytes;
+  std::optional<std::uint64_t> memory_available_bytes;
+  std::string cpu_governor;           ///< cpufreq scaling governor / power plan
+  NotCollected not_collected;
+};
+
+struct BlasInfo {
+  std::string name;      ///< "openblas", "mkl", "blis", "reference", "accelerate", "unknown"
+  std::string library;   ///< path of the loaded library
+  std::string version;
+  std::string evidence;  ///< how it was recognised
+  NotCollected not_collected;
+};
+
+struct TorchInfo {
+  std::string version;            ///< "2.11.0"
+  std::string source;             ///< how the build found it (Python torch, system libtorch)
+  std::string backend;            ///< "cuda", "rocm", "cpu" (what the build links)
+  std::optional<bool> cxx11_abi;
+  std::string config;             ///< at::show_config() verbatim
+  std::map<std::string, std::string> build;  ///< parsed show_config: BLAS_INFO, USE_CUDA, ...
+  std::string cuda_version;       ///< runtime the build targets
+  std::string hip_version;
+  std::string cudnn_version;
+  std::string miopen_version;
+  std::string openmp;
+  std::string cpu_capability;     ///< "AVX2", "AVX512"
+  std::vector<std::string> arch_list;  ///< "sm_90", "gfx1030", ...
+  std::optional<int> intra_op_threads;
+  std::optional<int> inter_op_threads;
+  std::map<std::string, bool> features;  ///< "sdpa", "kineto", "flash_attention", ...
+  NotCollected not_collected;
+};
+
+/// An accelerator as torch sees it.
+struct DeviceInfo {
+  std::string id;          ///< "cuda:0"
+  int index = 0;
+  std::string type;        ///< "cuda", "hip" (reported as cuda by torch), "mps", "xpu", "cpu"
+  std::string name;
+  std::string vendor;      ///< "nvidia", "amd", "intel", "apple"
+  std::string arch;        ///< "sm_90", "gfx1032"
+  std::optional<std::uint64_t> total_memory_bytes;
+  std::optional<int> multiprocessors;
+  std::optional<bool> integrated;
+  std::optional<bool> arch_in_build;
+  std::string pci_bus_id;
+  NotCollected not_collected;
+};
+
+struct PcieLink {
+  std::string current_speed;  ///< as sysfs writes it, "16.0 GT/s PCIe"
+  std::string max_speed;
+  std::optional<int> current_width;
+  std::optional<int> max_width;
+};
+
+/// A display-class PCI device found without torch (sysfs, KFD, NVML).
+struct GpuHardware {
+  std::string pci_address;     ///< "0000:03:00.0"
+  std::string vendor_id;       ///< "0x1002"
+  std::string device_id;
+  std::string vendor;          ///< "amd", "nvidia", "intel", other
+  std::string name;            ///< from NVML, the KFD, or pci.ids when present
+  std::string driver;          ///< kernel driver bound: "amdgpu", "nvidia", "i915", ""
+  std::optional<bool> integrated;
+  std::string integrated_basis;  ///< why we think so
+  std::optional<bool> boot_vga;
+  std::optional<PcieLink> link;
+  std::optional<std::uint64_t> vram_bytes;
+  std::string gfx_target;      ///< "gfx1032" (AMD, from the KFD topology)
+  std::string compute_capability;  ///< "9.0" (NVIDIA, from NVML / driver API)
+  json vendor_info = json::object();  ///< NVML or amdgpu details: clocks, utilisation, processes
+  NotCollected not_collected;
+};
+
+/// Driver and runtime facts gathered without torch.
+struct DriverInfo {
+  std::string nvidia_driver;       ///< NVML driver version
+  std::string cuda_driver_api;     ///< cuDriverGetVersion, "13.0"
+  std::string cuda_init_error;     ///< cuInit's error, when it failed
+  std::string rocm_version;        ///< /opt/rocm/.info/version
+  std::string amdgpu_driver;       ///< /sys/module/amdgpu/version
+  std::vector<std::string> device_nodes;  ///< /dev/nvidia*, /dev/kfd with access result
+  NotCollected not_collected;
+};
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+  std::string effect;  ///< what it does, from kb/env_vars.json
+};
+
+struct DeviceChoice {
+  std::string requested;  ///< "auto", "cpu", "cuda:1"
+  std::string chosen;     ///< "cuda:0"
+  std::string reason;
+};
+
+struct Environment {
+  HostInfo host;
+  TorchInfo torch;
+  BlasInfo blas;
+  DriverInfo driver;
+  std::vector<DeviceInfo> devices;
+  std::vector<GpuHardware> gpus;
+  std::vector<EnvVar> env_vars;
+  std::optional<DeviceChoice> selection;
+};
+
+// ---------------------------------------------------------------- report
+
+struct Finding {
+  std::string id;
+  std::string severity;   ///< "critical", "warning", "info"
+  std::string title;
+  std::string evidence;
+  std::string why;
+  std::string fix;
+  std::string reference;
+  double impact = 0;      ///< expected impact used to rank (higher first)
+};
+
+struct ToolInfo {
+  std::string version;
+  std::string commit;
+};
+
+struct Context {
+  ToolInfo tool;
+  std::string started_at;   ///< RFC 3339
+  std::string finished_at;
+  std::vector<std::string> argv;
+  std::string command;      ///< "ops", "env", "doctor", ...
+  Environment environment;
+};
+
+struct Report {
+  int schema_version = kSchemaVersion;
+  Context context;
+  std::vector<Result> results;
+  std::vector<Finding> findings;
+  std::string verdict;
+};
+
+/// Current tool version and git commit (compiled in).
+ToolInfo tool_info();
+/// Now as RFC 3339 UTC, e.g. "2026-11-29T21:12:17Z".
+std::string now_rfc3339();
+
+// JSON (de)serialisation. Readers accept missing fields (defaults) and ignore
+// unknown ones. Status is written by name and an unknown name is an error.
+void to_json(json& j, const Status& v);
+void from_json(const json& j, Status& v);
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, samples_us, median_us, iqr_us, min_us, max_us,
+                                                warmup, inner, method, noisy, budget_exhausted)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorInfo, message, cause_id, cause, fix, reference)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Work, flops, bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Accuracy, method, rel_error, tolerance, detail)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Roofline, intensity_flop_per_byte, peak_tflops,
+                                                peak_source, bandwidth_gbps, bandwidth_source,
+                                                bound_tflops, achieved_tflops, achieved_gbps,
+                                                percent_of_bound, above_peak)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape,
+                                                device, status, reason, timing, cpu_timing, speedup,
+                                                work, metrics, accuracy, roofline, warnings, error,
+                                                evidence, wall_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
+                                                logical_cores, physical_cores, cpu_max_mhz, simd,
+                                                memory_total_bytes, memory_available_bytes,
+                                                cpu_governor, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence,
+                                                not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, backend, cxx11_abi,
+                                                config, build, cuda_version, hip_version,
+                                                cudnn_version, miopen_version, openmp,
+                                                cpu_capability, arch_list, intra_op_threads,
+                                                inter_op_threads, features, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, id, index, type, name, vendor, arch,
+                                                total_memory_bytes, multiprocessors, integrated,
+                                                arch_in_build, pci_bus_id, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PcieLink, current_speed, max_speed, current_width,
+                                                max_width)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuHardware, pci_address, vendor_id, device_id,
+                                                vendor, name, driver, integrated, integrated_basis,
+                                                boot_vga, link, vram_bytes, gfx_target,
+                                                compute_capability, vendor_info, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverInfo, nvidia_driver, cuda_driver_api,
+                                                cuda_init_error, rocm_version, amdgpu_driver,
+                                                device_nodes, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EnvVar, name, value, effect)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceChoice, requested, chosen, reason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices,
+                                                gpus, env_vars, selection)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix,
+                                                reference, impact)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Context, tool, started_at, finished_at, argv,
+                                                command, environment)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report, schema_version, context, results, findings,
+                                                verdict)
+
+/// Thrown by report readers on malformed or unsupported input.
+struct ReportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses a report document; throws ReportError with a clear message for
+/// invalid JSON, a missing schema_version, or a newer schema than this tool reads.
+Report parse_report(const std::string& text, const std::string& origin);
+/// Reads and parses a report file (ReportError when unreadable or malformed).
+Report read_report_file(const std::string& path);
+
+}  // namespace accel

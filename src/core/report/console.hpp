@@ -1,0 +1,32 @@
+// Terminal rendering of evidence. Returns strings; the CLI prints them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+
+namespace accel {
+
+struct ConsoleStyle {
+  int width = 100;     ///< terminal columns
+  bool color = false;  ///< ANSI colours (only on a TTY, never with NO_COLOR)
+};
+
+/// Wraps `text` in the ANSI colour for `status` when style.color is set.
+std::string colorize_status(Status status, const std::string& text, const ConsoleStyle& style);
+
+/// The `env` report: host, torch build, BLAS, drivers, devices (torch's and
+/// the hardware found without torch), environment variables.
+std::string render_environment(const Environment& env, const ConsoleStyle& style);
+
+/// Operator checks as a table grouped by category.
+std::string render_checks_table(const std::vector<Result>& results, const ConsoleStyle& style);
+
+/// "Summary: 98/104 ok on cuda:0 | 2 errors | ... | median speed-up 14.2x vs CPU"
+std::string checks_summary_line(const std::vector<Result>& results, const std::string& device);
+
+/// Each check that did not pass, with its message, cause and fix.
+std::string render_check_problems(const std::vector<Result>& results, const ConsoleStyle& style);
+
+}  // namespace accel

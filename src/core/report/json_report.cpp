@@ -1,0 +1,36 @@
+#include "core/report/json_report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace accel {
+
+std::string report_to_json_text(const Report& report) {
+  const json j = report;
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void write_report_file(const Report& report, const std::string& path) {
+  const std::string text = report_to_json_text(report);
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("cannot write report to '{}'", path));
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write report to '{}'", path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(fmt::format("cannot write report to '{}'", path));
+  }
+}
+
+}  // namespace accel

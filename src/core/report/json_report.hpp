@@ -1,0 +1,17 @@
+// Writing the versioned JSON report (docs/report-schema.md).
+#pragma once
+
+#include <string>
+
+#include "core/evidence.hpp"
+
+namespace accel {
+
+/// Serialises `report` (pretty-printed, UTF-8 errors replaced).
+std::string report_to_json_text(const Report& report);
+
+/// Writes the report to `path` atomically (temporary file, then rename).
+/// "-" writes to standard output. Throws std::runtime_error on I/O failure.
+void write_report_file(const Report& report, const std::string& path);
+
+}  // namespace accel

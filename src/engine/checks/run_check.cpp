@@ -1,0 +1,237 @@
+// Runs one catalog row for one dtype in this process and turns everything
+// that happens into a Result. Never throws.
+#include "engine/checks/run_check.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/timer.hpp"
+
+namespace accel::engine {
+
+namespace {
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+/// Relative Frobenius tolerance per dtype. fp32 allows TF32 convolutions
+/// (cuDNN's default), about 5e-4 (see docs/methodology.md).
+double dtype_tolerance(at::ScalarType t) {
+  switch (t) {
+    case at::kDouble:
+      return 1e-9;
+    case at::kFloat:
+      return 2e-3;
+    case at::kHalf:
+      return 5e-3;
+    case at::kBFloat16:
+      return 3e-2;
+    default:
+      return 0;
+  }
+}
+
+Tensors convert(const Tensors& master, at::ScalarType dtype, const c10::Device& device) {
+  Tensors out;
+  out.reserve(master.size());
+  for (const auto& t : master) {
+    if (!t.defined()) {
+      out.push_back(t);
+      continue;
+    }
+    at::Tensor x = t;
+    if (at::isFloatingType(t.scalar_type())) x = x.to(dtype);
+    out.push_back(x.to(device).contiguous());
+  }
+  return out;
+}
+
+/// The reference sees the inputs rounded to the dtype under test, in float64.
+Tensors reference_inputs(const Tensors& master, at::ScalarType dtype) {
+  Tensors out;
+  for (const auto& t : master) {
+    if (t.defined() && at::isFloatingType(t.scalar_type())) {
+      out.push_back(t.to(dtype).to(at::kDouble));
+    } else {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+double bytes_of(const Tensors& ts, at::ScalarType dtype) {
+  double b = 0;
+  for (const auto& t : ts) {
+    if (!t.defined()) continue;
+    const auto elem = at::isFloatingType(t.scalar_type()) ? at::elementSize(dtype) : t.element_size();
+    b += static_cast<double>(t.numel()) * static_cast<double>(elem);
+  }
+  return b;
+}
+
+at::Tensor as_real64(const at::Tensor& t) {
+  at::Tensor x = t.detach().cpu();
+  if (x.is_complex()) x = at::view_as_real(x.resolve_conj());
+  return x.to(at::kDouble);
+}
+
+/// Empty string when `out` matches `ref`, else the reason; fills `acc`.
+std::string compare(const at::Tensor& out, const at::Tensor& ref, Verify verify, double tol,
+                    Accuracy& acc) {
+  const at::Tensor o = as_real64(out);
+  const at::Tensor r = as_real64(ref);
+  if (o.sizes() != r.sizes()) {
+    return fmt::format("shape {} differs from the reference {}", fmt::join(o.sizes(), "x"),
+                       fmt::join(r.sizes(), "x"));
+  }
+  if (verify == Verify::exact) {
+    acc.method = "exact";
+    acc.tolerance = 0;
+    const double mismatches = (o != r).sum().item<double>();
+    acc.rel_error = o.numel() ? mismatches / static_cast<double>(o.numel()) : 0;
+    acc.detail = fmt::format("{} of {} elements differ", mismatches, o.numel());
+    return mismatches == 0 ? "" : acc.detail;
+  }
+  acc.method = "float64_reference";
+  acc.tolerance = tol;
+  const bool ref_finite = at::isfinite(r).all().item<bool>();
+  const bool out_finite = at::isfinite(o).all().item<bool>();
+  if (ref_finite && !out_finite) {
+    const auto bad = (~at::isfinite(o)).sum().item<int64_t>();
+    acc.rel_error = 1e300;  // JSON has no infinity; 1e300 stands for non-finite output
+    acc.detail = fmt::format("{} non-finite values (NaN/inf) where the reference is finite", bad);
+    return acc.detail;
+  }
+  const at::Tensor mask = at::isfinite(r) & at::isfinite(o);
+  const at::Tensor diff = at::where(mask, o - r, at::zeros_like(o));
+  const at::Tensor rr = at::where(mask, r, at::zeros_like(r));
+  const double num = diff.norm().item<double>();
+  const double den = rr.norm().item<double>();
+  acc.rel_error = den > 0 ? num / den : num;
+  acc.detail = fmt::format("relative error {:.3g} (tolerance {:.3g})", acc.rel_error, tol);
+  return acc.rel_error <= tol ? "" : acc.detail;
+}
+
+}  // namespace
+
+std::string check_key(const CheckDef& def, at::ScalarType dtype) {
+  return fmt::format("ops/{}/{}/{}", def.category, def.name, dtype_name(dtype));
+}
+
+Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ctx) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  Result r;
+  r.key = check_key(def, dtype);
+  r.kind = "check";
+  r.name = def.name;
+  r.category = def.category;
+  r.dtype = dtype_name(dtype);
+  r.shape = def.shape;
+  r.device = device_string(ctx.device);
+  r.work.flops = def.flops;
+
+  auto finish = [&]() -> Result {
+    r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
+    return r;
+  };
+
+  if (def.available) {
+    const std::string why = def.available();
+    if (!why.empty()) {
+      r.status = Status::unavailable;
+      r.reason = why;
+      return finish();
+    }
+  }
+
+  WarningCapture warnings;
+  at::NoGradGuard no_grad;  // checks that need autograd enable it themselves
+  try {
+    at::manual_seed(fnv1a(r.key));
+    const Tensors master = def.inputs();
+    const Tensors dev_in = convert(master, dtype, ctx.device);
+    const OpEnv env{ctx.device, dtype};
+    synchronize(ctx.device);
+
+    // First call: does it run, and where does the output live?
+    at::Tensor out = def.op(dev_in, env);
+    synchronize(ctx.device);
+    const bool expect_host = def.output_on_host;
+    const c10::Device expected = expect_host ? c10::Device(c10::kCPU) : ctx.device;
+    if (out.defined() && out.device() != expected) {
+      r.status = Status::off_device;
+      r.reason = fmt::format("output on {} instead of {}", out.device().str(), expected.str());
+    }
+    r.evidence["output_device"] = out.defined() ? out.device().str() : "undefined";
+
+    double elem = static_cast<double>(at::elementSize(dtype));
+    r.work.bytes = def.bytes ? def.bytes(elem) : bytes_of(dev_in, dtype) + bytes_of({out}, dtype);
+
+    // Correctness.
+    if (r.status != Status::off_device) {
+      Accuracy acc;
+      std::string why;
+      if (def.verify == Verify::reference || def.verify == Verify::exact) {
+        const Tensors ref_in = reference_inputs(master, dtype);
+        const at::Tensor ref = def.op(ref_in, OpEnv{c10::Device(c10::kCPU), at::kDouble});
+        why = compare(out, ref, def.verify, dtype_tolerance(dtype) * def.tolerance_scale, acc);
+        r.accuracy = acc;
+      } else if (def.verify == Verify::statistical && def.statistic) {
+        acc.method = "statistical";
+        why = def.statistic(out.detach().cpu(), dtype);
+        acc.detail = why.empty() ? "sample statistics plausible" : why;
+        r.accuracy = acc;
+      }
+      if (!why.empty()) {
+        r.status = Status::mismatch;
+        r.reason = why;
+      }
+    }
+
+    // Timing on the device, then the same op on the CPU.
+    const TimerOptions topt = ctx.quick ? TimerOptions::quick() : ctx.timer;
+    r.timing = time_op(ctx.device, [&] { (void)def.op(dev_in, env); }, topt);
+    if (!ctx.device.is_cpu() && def.compare_cpu) {
+      try {
+        const Tensors cpu_in = convert(master, dtype, c10::Device(c10::kCPU));
+        const OpEnv cpu_env{c10::Device(c10::kCPU), dtype};
+        r.cpu_timing = time_op(c10::Device(c10::kCPU), [&] { (void)def.op(cpu_in, cpu_env); }, topt);
+        if (r.timing->median_us > 0) r.speedup = r.cpu_timing->median_us / r.timing->median_us;
+      } catch (const std::exception& e) {
+        r.evidence["cpu_error"] = exception_message(e);
+      }
+    }
+    if (r.status == Status::skipped) r.status = Status::ok;
+  } catch (const std::exception& e) {
+    ErrorInfo err;
+    const std::string msg = exception_message(e);
+    const auto nl = msg.find('\n');
+    err.message = nl == std::string::npos ? msg : msg.substr(0, nl);
+    r.status = Status::error;
+    if (ctx.kb) {
+      if (auto d = ctx.kb->classify(msg, ctx.machine)) {
+        err.cause_id = d->id;
+        err.cause = d->cause;
+        err.fix = d->fix;
+        err.reference = d->reference;
+        r.status = d->status;
+      }
+    }
+    if (r.status == Status::unavailable) r.reason = err.message;
+    if (msg.size() > err.message.size()) r.evidence["error_full"] = msg.substr(0, 4000);
+    r.error = err;
+    r.timing.reset();
+  }
+  r.warnings = warnings.messages();
+  return finish();
+}
+
+}  // namespace accel::engine

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "core/kb.hpp"
+#include "engine/checks/check.hpp"
+#include "engine/timer.hpp"
+
+namespace accel::engine {
+
+struct RunContext {
+  c10::Device device = c10::kCPU;
+  bool quick = false;
+  TimerOptions timer = TimerOptions::quick();  ///< used when not quick
+  const KnowledgeBase* kb = nullptr;             ///< for error causes (may be null)
+  MachineContext machine;
+};
+
+/// "ops/<category>/<name>/<dtype>"
+std::string check_key(const CheckDef& def, at::ScalarType dtype);
+
+/// Runs one check in this process. Never throws; a crash or hang is the
+/// caller's business (run it in a worker).
+Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ctx);
+
+}  // namespace accel::engine

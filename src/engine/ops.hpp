@@ -1,0 +1,65 @@
+// Operator checks: the public, torch-free face of the engine's `ops` run.
+//
+// Each check runs its op on the target device, verifies the result against a
+// CPU float64 reference (or statistics for random ops), times it on the
+// device and on the CPU, and records warnings and errors with their cause.
+// By default the checks run in a worker process (this binary started again
+// as `accel-doctor __worker`) that streams each result as it finishes; a
+// crash or a check past its time limit becomes a `crashed` or `hung` result
+// and a new worker continues with the rest.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+#include "core/kb.hpp"
+
+namespace accel::engine {
+
+/// One row of the catalog expanded for one dtype (what `ops --list` prints).
+struct CheckInfo {
+  std::string key;  ///< "ops/<category>/<name>/<dtype>"
+  std::string name;
+  std::string category;
+  std::string dtype;
+  std::string shape;
+  double flops = 0;
+  std::string flops_formula;
+  std::string bytes_formula;
+  std::string verify;  ///< "reference", "exact", "statistical", "none"
+};
+
+struct OpsOptions {
+  std::string device = "cpu";           ///< resolved device, e.g. "cuda:0"
+  bool quick = false;                   ///< fewer repeats
+  std::vector<std::string> filters;     ///< select by category, name, dtype or key part
+  bool isolate = true;                  ///< run in a worker process
+  double check_timeout_s = 120;         ///< per check, then `hung`
+  bool include_test_checks = false;     ///< the selftest category (tests only)
+  MachineContext machine;               ///< for error causes and fixes
+};
+
+struct OpsCallbacks {
+  /// Before check `index` of `total` starts.
+  std::function<void(const CheckInfo& check, std::size_t index, std::size_t total)> on_start;
+  /// When a result is final (in the order the checks ran).
+  std::function<void(const Result& result)> on_result;
+};
+
+/// The checks the filters select, in catalog order.
+std::vector<CheckInfo> list_checks(const OpsOptions& options);
+
+/// Runs the selected checks and returns every result (also those of crashed,
+/// hung or skipped checks). Never throws for a failing check.
+std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callbacks = {});
+
+/// Entry point of the hidden `__worker` command: reads a job (JSON) on stdin,
+/// writes one JSON line per event on stdout. Returns the process exit code.
+int worker_main();
+
+/// True when `filters` selects a check (empty filters select all).
+bool filters_match(const std::vector<std::string>& filters, const CheckInfo& check);
+
+}  // namespace accel::engine

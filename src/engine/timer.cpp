@@ -1,0 +1,114 @@
+#include "engine/timer.hpp"
+
+#include <c10/core/Event.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/stats.hpp"
+
+namespace accel::engine {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+/// Per-call time in µs of `inner` back-to-back calls.
+double sample_host(const c10::Device& device, const std::function<void()>& fn, int inner) {
+  synchronize(device);
+  const auto t0 = Clock::now();
+  for (int i = 0; i < inner; ++i) fn();
+  synchronize(device);
+  return us_since(t0) / inner;
+}
+
+#if ACCEL_TORCH_AT_LEAST(2, 5)
+double sample_events(const c10::Device& device, const std::function<void()>& fn, int inner) {
+  const auto* impl = c10::impl::getDeviceGuardImpl(device.type());
+  const c10::Stream stream = impl->getStream(device);
+  c10::Event start(device.type(), c10::EventFlag::BACKEND_DEFAULT);
+  c10::Event end(device.type(), c10::EventFlag::BACKEND_DEFAULT);
+  start.record(stream);
+  for (int i = 0; i < inner; ++i) fn();
+  end.record(stream);
+  end.synchronize();
+  return start.elapsedTime(end) * 1000.0 / inner;  // elapsedTime is in ms
+}
+#endif
+}  // namespace
+
+TimerOptions TimerOptions::quick() {
+  TimerOptions o;
+  o.min_samples = 3;
+  o.max_samples = 15;
+  o.budget_ms = 60;
+  o.target_rel_iqr = 0.05;
+  o.warmup_ms = 3;
+  return o;
+}
+
+TimerOptions TimerOptions::bench() {
+  TimerOptions o;
+  o.min_samples = 7;
+  o.max_samples = 100;
+  o.budget_ms = 1500;
+  o.target_rel_iqr = 0.02;
+  o.min_sample_us = 2000;
+  o.warmup_ms = 50;
+  return o;
+}
+
+Timing time_op(const c10::Device& device, const std::function<void()>& fn,
+               const TimerOptions& options) {
+  bool events = options.use_events && has_timing_events(device);
+  auto sample = [&](int inner) {
+#if ACCEL_TORCH_AT_LEAST(2, 5)
+    if (events) return sample_events(device, fn, inner);
+#endif
+    return sample_host(device, fn, inner);
+  };
+
+  // 1. cold call, then calibration.
+  fn();
+  synchronize(device);
+  const double single_us = std::max(sample(1), 0.01);
+  const int inner = std::clamp(static_cast<int>(std::ceil(options.min_sample_us / single_us)), 1,
+                               options.max_inner);
+
+  // 2. warm-up.
+  const int warmup_calls =
+      std::clamp(static_cast<int>(options.warmup_ms * 1000.0 / single_us), 1, options.max_inner);
+  for (int i = 0; i < warmup_calls; ++i) fn();
+  synchronize(device);
+
+  // 3. samples until the spread settles or the budget is spent.
+  std::vector<double> samples;
+  bool exhausted = false;
+  const auto t0 = Clock::now();
+  while (true) {
+    samples.push_back(sample(inner));
+    const auto n = static_cast<int>(samples.size());
+    const double elapsed_ms = us_since(t0) / 1000.0;
+    if (n >= options.min_samples) {
+      const Summary s = summarize(samples);
+      if (relative_iqr(s) <= options.target_rel_iqr) break;
+      if (n >= options.max_samples) {
+        exhausted = true;
+        break;
+      }
+    }
+    if (elapsed_ms > options.budget_ms && n >= std::min(options.min_samples, 3)) {
+      exhausted = relative_iqr(summarize(samples)) > options.target_rel_iqr;
+      break;
+    }
+  }
+  return make_timing(std::move(samples), 1 + warmup_calls, inner,
+                     events ? "device_events" : "host_clock", exhausted);
+}
+
+}  // namespace accel::engine

@@ -1,0 +1,57 @@
+// Engine-internal helpers over libtorch: device parsing and synchronisation,
+// dtype names, warning capture and error-message cleanup. Included only by
+// engine .cpp files (never by cli/ or core/).
+#pragma once
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#include <torch/version.h>
+
+#include <string>
+#include <vector>
+
+#define ACCEL_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace accel::engine {
+
+/// Short dtype names used in keys and reports: fp32, fp16, bf16, fp64, int64, ...
+std::string dtype_name(at::ScalarType t);
+/// Inverse of dtype_name; throws std::invalid_argument for an unknown name.
+at::ScalarType dtype_from_name(const std::string& name);
+bool is_floating(at::ScalarType t);
+
+/// Parses "cpu", "cuda", "cuda:1" into a device; throws std::invalid_argument.
+c10::Device parse_device(const std::string& text);
+std::string device_string(const c10::Device& d);
+
+/// Waits until all work queued on the device's current stream has finished.
+/// A no-op on the CPU. Device-generic: uses the backend's DeviceGuardImpl.
+void synchronize(const c10::Device& d);
+
+/// Whether device events with timing exist for this device in this torch.
+bool has_timing_events(const c10::Device& d);
+
+/// Error text without the C++ backtrace torch appends ("Exception raised from ...").
+std::string strip_backtrace(const std::string& what);
+/// The message of any exception torch may throw, without backtrace.
+std::string exception_message(const std::exception& e);
+
+/// Collects TORCH_WARN messages raised on this thread while alive, and restores
+/// the previous handler on destruction. Works with torch 1.x and 2.x APIs.
+class WarningCapture {
+ public:
+  WarningCapture();
+  ~WarningCapture();
+  WarningCapture(const WarningCapture&) = delete;
+  WarningCapture& operator=(const WarningCapture&) = delete;
+  /// Distinct messages in order of first appearance.
+  const std::vector<std::string>& messages() const;
+
+ private:
+  struct Handler;
+  Handler* handler_;
+  c10::WarningHandler* previous_;
+};
+
+}  // namespace accel::engine

@@ -1,0 +1,75 @@
+// A child process with pipes, for running checks in an isolated worker.
+// POSIX implementation (fork/exec); on other systems spawn() throws
+// SubprocessError and callers fall back to in-process runs.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace accel::platform {
+
+struct SubprocessError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// How a child ended.
+struct ExitInfo {
+  bool exited = false;    ///< normal exit; `code` is the exit status
+  int code = 0;
+  bool signaled = false;  ///< killed by a signal; `signal` is its number
+  int signal = 0;
+  std::string describe() const;  ///< "exit code 1", "signal 6 (SIGABRT)"
+};
+
+/// A running child with its stdin writable and its stdout read line by line.
+/// Its stderr is drained continuously and the last `stderr_tail_bytes` kept.
+class Subprocess {
+ public:
+  /// Starts argv[0] (a path) with argv. Throws SubprocessError.
+  static Subprocess spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes = 64 * 1024);
+
+  Subprocess(Subprocess&& other) noexcept;
+  Subprocess& operator=(Subprocess&& other) noexcept;
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+  ~Subprocess();  ///< kills the child if it still runs
+
+  /// Writes all of `data` to the child's stdin, then closes it.
+  void write_stdin_and_close(const std::string& data);
+
+  enum class ReadResult { line, timeout, eof };
+  /// Waits up to `timeout` for one full line on stdout (without the newline).
+  ReadResult read_line(std::string& line, std::chrono::milliseconds timeout);
+
+  /// Kills the child (SIGKILL) and reaps it.
+  ExitInfo kill();
+  /// Waits for the child to exit (up to `timeout`, then kills it).
+  ExitInfo wait(std::chrono::milliseconds timeout);
+
+  /// The last bytes the child wrote to stderr.
+  const std::string& stderr_tail() const { return stderr_tail_; }
+  int pid() const { return pid_; }
+
+ private:
+  Subprocess() = default;
+  void drain(bool block_ms_budget, int timeout_ms);
+  void close_fds();
+
+  int pid_ = -1;
+  int stdin_fd_ = -1;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
+  std::string out_buffer_;
+  std::string stderr_tail_;
+  std::size_t stderr_limit_ = 0;
+  bool stdout_eof_ = false;
+  std::optional<ExitInfo> exit_;
+};
+
+/// Absolute path of the running executable ("/proc/self/exe" on Linux).
+std::string self_executable_path();
+
+}  // namespace accel::platform
