@@ -6,7 +6,7 @@
 set -euo pipefail
 mode="${1:-build}"
 
-need=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev)
+need=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev)
 if [ "$mode" = "test" ]; then
   need+=(libgtest-dev libgmock-dev python3)
 fi
