@@ -153,7 +153,7 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
   }
 
   WarningCapture warnings;
-  at::NoGradGuard no_grad;  // checks that need autograd enable it themselves
+  c10::NoGradGuard no_grad;  // checks that need autograd enable it themselves
   try {
     at::manual_seed(fnv1a(r.key));
     const Tensors master = def.inputs();
