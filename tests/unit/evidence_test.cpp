@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include "core/evidence.hpp"
+#include "core/report/json_report.hpp"
+
+using namespace accel;
+
+TEST(Status, NamesRoundTrip) {
+  for (Status s : {Status::ok, Status::error, Status::off_device, Status::mismatch, Status::unavailable,
+                   Status::crashed, Status::hung, Status::skipped}) {
+    EXPECT_EQ(status_from_string(to_string(s)), s);
+  }
+  EXPECT_EQ(status_from_string("fine"), std::nullopt);
+}
+
+TEST(Status, FailuresAreTheOnesThatFailTheRun) {
+  EXPECT_FALSE(is_failure(Status::ok));
+  EXPECT_FALSE(is_failure(Status::unavailable));
+  EXPECT_FALSE(is_failure(Status::skipped));
+  for (Status s : {Status::error, Status::off_device, Status::mismatch, Status::crashed, Status::hung}) {
+    EXPECT_TRUE(is_failure(s)) << to_string(s);
+  }
+}
+
+TEST(Timing, MakeTimingFlagsNoise) {
+  const Timing quiet = make_timing({10, 10.1, 9.9, 10, 10}, 3, 4, "host_clock");
+  EXPECT_DOUBLE_EQ(quiet.median_us, 10);
+  EXPECT_FALSE(quiet.noisy);
+  EXPECT_EQ(quiet.inner, 4);
+  const Timing noisy = make_timing({10, 20, 5, 15, 8}, 1, 1, "host_clock");
+  EXPECT_TRUE(noisy.noisy);
+}
+
+TEST(Report, JsonRoundTripKeepsEverything) {
+  Report r;
+  r.context.tool = tool_info();
+  r.context.argv = {"accel-doctor", "ops"};
+  r.context.environment.host.os = "Debian GNU/Linux 12";
+  r.context.environment.host.not_collected["cpu_max_mhz"] = "no cpufreq";
+  DeviceInfo d;
+  d.id = "cuda:0";
+  d.arch = "sm_90";
+  d.total_memory_bytes = 150754820096ull;
+  r.context.environment.devices.push_back(d);
+  Result res;
+  res.key = "ops/linalg/matmul/bf16";
+  res.kind = "check";
+  res.status = Status::mismatch;
+  res.timing = make_timing({1, 2, 3}, 1, 1, "device_events");
+  res.speedup = 12.5;
+  res.accuracy = Accuracy{"float64_reference", 0.5, 0.03, "too far"};
+  res.error = ErrorInfo{"msg", "id", "cause", "fix", "ref"};
+  res.warnings = {"w1"};
+  res.evidence["stderr_tail"] = "x";
+  res.metrics["tflops"] = 700.5;
+  r.results.push_back(res);
+
+  const Report back = parse_report(report_to_json_text(r), "test");
+  ASSERT_EQ(back.results.size(), 1u);
+  const Result& b = back.results[0];
+  EXPECT_EQ(b.key, res.key);
+  EXPECT_EQ(b.status, Status::mismatch);
+  ASSERT_TRUE(b.timing);
+  EXPECT_EQ(b.timing->samples_us, res.timing->samples_us);
+  EXPECT_EQ(b.speedup, 12.5);
+  EXPECT_EQ(b.accuracy->tolerance, 0.03);
+  EXPECT_EQ(b.error->fix, "fix");
+  EXPECT_EQ(b.metrics.at("tflops"), 700.5);
+  EXPECT_EQ(back.context.environment.devices.at(0).total_memory_bytes, 150754820096ull);
+  EXPECT_EQ(back.context.environment.host.not_collected.at("cpu_max_mhz"), "no cpufreq");
+}
+
+TEST(Report, ReadersIgnoreUnknownFieldsAndFillDefaults) {
+  const Report r = parse_report(R"({"schema_version": 1, "future_field": 3,
+      "results": [{"key": "k", "status": "ok", "new_thing": {"a": 1}}]})",
+                                "test");
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].status, Status::ok);
+  EXPECT_FALSE(r.results[0].timing);
+}
+
+TEST(Report, MalformedInputGivesClearErrors) {
+  auto expect_error = [](const std::string& text, const std::string& fragment) {
+    try {
+      parse_report(text, "report 'x.json'");
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const ReportError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_error("{not json", "not valid JSON");
+  expect_error("[1,2]", "expected a JSON object");
+  expect_error("{}", "no integer schema_version");
+  expect_error(R"({"schema_version": 99})", "newer than this accel-doctor reads");
+  expect_error(R"({"schema_version": 1, "results": [{"status": "great"}]})", "unknown status");
+  expect_error(R"({"schema_version": 1, "results": 5})", "malformed");
+  EXPECT_THROW(read_report_file("/nonexistent/report.json"), ReportError);
+}
