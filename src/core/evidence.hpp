@@ -106,6 +106,33 @@ struct Roofline {
   bool above_peak = false;            ///< > 105% of the bound: likely a timing error
 };
 
+/// Where the work of one check ran, from a profiler capture of one call.
+/// `where` is one of:
+///   device_kernels  device kernels ran (the op has a device implementation)
+///   cpu_fallback    device inputs, no device kernels, data copied to the host and back
+///   no_device_work  no kernels and no copies (views, metadata)
+///   profiler_blind  the profiler cannot see device activity on this build
+///   host            the target is the CPU
+///   unavailable     no profiler in this torch build (reason in `detail`)
+struct ProfileEvidence {
+  std::string where;
+  std::string detail;
+  int kernel_count = 0;
+  double kernel_time_us = 0;
+  std::vector<std::string> kernels;  ///< longest first, at most 5
+  int h2d_count = 0;
+  double h2d_bytes = 0;
+  int d2h_count = 0;
+  double d2h_bytes = 0;
+  int d2d_count = 0;
+  double memcpy_time_us = 0;
+  int memset_count = 0;
+  int sync_count = 0;           ///< host waits on the device (stream/device/event syncs)
+  double fallback_cost_us = 0;  ///< copy time a CPU fallback adds
+  std::map<std::string, std::string> implementation;  ///< role -> library, e.g. gemm -> cuBLASLt
+  std::vector<std::string> ops;  ///< ATen ops seen, first few
+};
+
 /// One measured item: an operator check, a benchmark, or a workload step.
 struct Result {
   std::string key;          ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
@@ -124,6 +151,7 @@ struct Result {
   std::map<std::string, double> metrics;  ///< named figures with units in the name
   std::optional<Accuracy> accuracy;
   std::optional<Roofline> roofline;
+  std::optional<ProfileEvidence> profile;
   std::vector<std::string> warnings;
   std::optional<ErrorInfo> error;
   json evidence = json::object();  ///< open-ended evidence (profiler, backend names)
@@ -306,10 +334,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Roofline, intensity_flop_per_byt
                                                 peak_source, bandwidth_gbps, bandwidth_source,
                                                 bound_tflops, achieved_tflops, achieved_gbps,
                                                 percent_of_bound, above_peak)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, kernel_count,
+                                                kernel_time_us, kernels, h2d_count, h2d_bytes,
+                                                d2h_count, d2h_bytes, d2d_count, memcpy_time_us,
+                                                memset_count, sync_count, fallback_cost_us,
+                                                implementation, ops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape,
                                                 device, status, reason, timing, cpu_timing, speedup,
-                                                work, metrics, accuracy, roofline, warnings, error,
-                                                evidence, wall_ms)
+                                                work, metrics, accuracy, roofline, profile, warnings,
+                                                error, evidence, wall_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
                                                 logical_cores, physical_cores, cpu_max_mhz, simd,
                                                 memory_total_bytes, memory_available_bytes,

@@ -1,0 +1,73 @@
+// Profiler evidence as neutral data, and the pure logic that decides where
+// the work of a check ran. The engine turns a libtorch profiler capture into
+// TraceEvents (from the Chrome trace Kineto writes, or from the event list
+// when the build has no Kineto); everything after that is here, tested on
+// traces recorded on real GPUs (tests/fixtures/traces/).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+
+namespace accel {
+
+/// One profiler event, whatever the backend.
+struct TraceEvent {
+  enum class Kind { op, kernel, memcpy, memset, sync, runtime, other };
+  Kind kind = Kind::other;
+  std::string name;
+  int device = -1;     ///< device index for device activity, -1 for host
+  double ts_us = 0;
+  double dur_us = 0;
+  double bytes = 0;    ///< memcpy/memset bytes when the profiler reports them
+  std::string copy;    ///< "HtoD", "DtoH", "DtoD", "HtoH" for memcpy
+};
+
+std::string_view to_string(TraceEvent::Kind k);
+
+/// Parses a Chrome/Perfetto trace written by torch's Kineto profiler
+/// (`traceEvents` with cat = cpu_op, kernel, gpu_memcpy, gpu_memset,
+/// cuda_runtime, cuda_driver, ...). Throws ReportError on malformed JSON.
+std::vector<TraceEvent> parse_chrome_trace(const std::string& text);
+
+/// Maps a memcpy event name ("Memcpy HtoD (Pageable -> Device)",
+/// "hipMemcpyDtoH") to its direction, empty when unknown.
+std::string copy_direction(std::string_view name);
+
+/// Host-side call names that wait for the device.
+bool is_sync_call(std::string_view name);
+
+/// Kernel/op name patterns that name the implementation that ran
+/// (kb/kernels.json): role (gemm, conv, sdpa, ...) -> library/backend.
+class ImplementationTable {
+ public:
+  /// Loads `kernels.json` from a kb directory; throws KbError.
+  static ImplementationTable load(const std::string& kb_dir);
+  ImplementationTable();
+  ~ImplementationTable();
+  ImplementationTable(ImplementationTable&&) noexcept;
+  ImplementationTable& operator=(ImplementationTable&&) noexcept;
+
+  /// role -> implementation for every pattern matched by the kernels and
+  /// ops in `events` (first match per role, in file order).
+  std::map<std::string, std::string> identify(const std::vector<TraceEvent>& events) const;
+  std::size_t size() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ClassifyOptions {
+  bool target_is_host = false;     ///< the check ran on the CPU
+  bool profiler_sees_device = true;  ///< the profiler self-check saw device kernels
+  bool transfer_check = false;     ///< the op is a host<->device copy by design
+};
+
+/// Summarises the events of one call and decides `where` it ran.
+ProfileEvidence classify_events(const std::vector<TraceEvent>& events, const ClassifyOptions& options,
+                                const ImplementationTable* implementations = nullptr);
+
+}  // namespace accel

@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/profile.hpp"
+
+using namespace accel;
+
+namespace {
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<TraceEvent> h200_trace() {
+  return parse_chrome_trace(
+      read_file(std::string(ACCEL_TEST_FIXTURES) + "/traces/h200-torch2.11-python-profiler.json"));
+}
+
+TraceEvent ev(TraceEvent::Kind k, const std::string& name, double dur = 1, double bytes = 0) {
+  TraceEvent e;
+  e.kind = k;
+  e.name = name;
+  e.dur_us = dur;
+  e.bytes = bytes;
+  if (k == TraceEvent::Kind::memcpy) e.copy = copy_direction(name);
+  return e;
+}
+
+ImplementationTable table() { return ImplementationTable::load(ACCEL_KB_DIR); }
+}  // namespace
+
+TEST(Trace, ParsesRecordedH200Trace) {
+  const auto events = h200_trace();
+  int kernels = 0, memcpy = 0, memset = 0, syncs = 0;
+  double h2d = 0, d2h = 0;
+  for (const auto& e : events) {
+    kernels += e.kind == TraceEvent::Kind::kernel;
+    memset += e.kind == TraceEvent::Kind::memset;
+    syncs += e.kind == TraceEvent::Kind::sync;
+    if (e.kind == TraceEvent::Kind::memcpy) {
+      ++memcpy;
+      if (e.copy == "HtoD") h2d += e.bytes;
+      if (e.copy == "DtoH") d2h += e.bytes;
+    }
+  }
+  EXPECT_EQ(kernels, 6);
+  EXPECT_EQ(memcpy, 2);
+  EXPECT_EQ(memset, 4);
+  EXPECT_DOUBLE_EQ(h2d, 4194304);  // h = torch.randn(1 << 20) in fp32
+  EXPECT_DOUBLE_EQ(d2h, 2097152);  // the 1024x1024 bf16 tensor
+  EXPECT_GE(syncs, 1);             // torch.cuda.synchronize()
+}
+
+TEST(Trace, MalformedTraceIsAnError) {
+  EXPECT_THROW(parse_chrome_trace("{"), ReportError);
+  EXPECT_THROW(parse_chrome_trace("{\"x\": 1}"), ReportError);
+  EXPECT_TRUE(parse_chrome_trace("{\"traceEvents\": []}").empty());
+}
+
+TEST(Implementations, NamesTheLibrariesSeenOnTheH200) {
+  const auto found = table().identify(h200_trace());
+  EXPECT_EQ(found.at("gemm"), "cuBLASLt (nvjet)");
+  EXPECT_EQ(found.at("conv"), "cuDNN");
+  EXPECT_EQ(found.at("sdpa"), "cuDNN attention");
+}
+
+TEST(Implementations, RocmAndMathPaths) {
+  const auto t = table();
+  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1")}).at("gemm"),
+            "rocBLAS (Tensile)");
+  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::op, "aten::scaled_dot_product_attention"),
+                        ev(TraceEvent::Kind::op, "aten::_scaled_dot_product_attention_math")})
+                .at("sdpa"),
+            "math (unfused matmul + softmax)");
+  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "MIOpenBatchNormFwdTrainSpatial")}).at("norm"), "MIOpen");
+  EXPECT_TRUE(t.identify({ev(TraceEvent::Kind::kernel, "some_unknown_kernel")}).empty());
+}
+
+TEST(Classify, DeviceKernels) {
+  const auto p = classify_events(h200_trace(), {}, nullptr);
+  EXPECT_EQ(p.where, "device_kernels");
+  EXPECT_EQ(p.kernel_count, 6);
+  EXPECT_FALSE(p.kernels.empty());
+  EXPECT_EQ(p.kernels.front().rfind("sm80_xmma_fprop", 0), 0u);  // longest kernel first (20.4 µs conv)
+}
+
+TEST(Classify, CpuFallbackCountsTheCopiesItCosts) {
+  const std::vector<TraceEvent> events{
+      ev(TraceEvent::Kind::op, "aten::_embedding_bag"),
+      ev(TraceEvent::Kind::memcpy, "Memcpy DtoH (Device -> Pageable)", 40, 1 << 20),
+      ev(TraceEvent::Kind::op, "aten::_embedding_bag_cpu"),
+      ev(TraceEvent::Kind::memcpy, "Memcpy HtoD (Pageable -> Device)", 60, 1 << 19),
+      ev(TraceEvent::Kind::sync, "cudaStreamSynchronize"),
+  };
+  const auto p = classify_events(events, {}, nullptr);
+  EXPECT_EQ(p.where, "cpu_fallback");
+  EXPECT_DOUBLE_EQ(p.fallback_cost_us, 100);
+  EXPECT_EQ(p.h2d_count, 1);
+  EXPECT_EQ(p.d2h_count, 1);
+  EXPECT_DOUBLE_EQ(p.d2h_bytes, 1 << 20);
+  EXPECT_EQ(p.sync_count, 1);
+}
+
+TEST(Classify, TransferChecksAreDeviceWork) {
+  ClassifyOptions o;
+  o.transfer_check = true;
+  const auto p = classify_events({ev(TraceEvent::Kind::memcpy, "Memcpy HtoD (Pinned -> Device)", 10, 4096)}, o);
+  EXPECT_EQ(p.where, "device_kernels");
+}
+
+TEST(Classify, ViewsDoNoDeviceWork) {
+  const auto p = classify_events({ev(TraceEvent::Kind::op, "aten::view")}, {}, nullptr);
+  EXPECT_EQ(p.where, "no_device_work");
+}
+
+TEST(Classify, BlindProfilerBlamesNoOperator) {
+  ClassifyOptions o;
+  o.profiler_sees_device = false;
+  const auto p = classify_events({ev(TraceEvent::Kind::op, "aten::mm")}, o);
+  EXPECT_EQ(p.where, "profiler_blind");
+  EXPECT_NE(p.detail.find("cannot tell"), std::string::npos);
+}
+
+TEST(Classify, HostTarget) {
+  ClassifyOptions o;
+  o.target_is_host = true;
+  EXPECT_EQ(classify_events({ev(TraceEvent::Kind::op, "aten::mm")}, o).where, "host");
+}
+
+TEST(Trace, CopyDirections) {
+  EXPECT_EQ(copy_direction("Memcpy HtoD (Pageable -> Device)"), "HtoD");
+  EXPECT_EQ(copy_direction("Memcpy DtoH (Device -> Pinned)"), "DtoH");
+  EXPECT_EQ(copy_direction("Memcpy DtoD (Device -> Device)"), "DtoD");
+  EXPECT_EQ(copy_direction("CopyHostToDevice"), "HtoD");
+  EXPECT_EQ(copy_direction("Memset (Device)"), "");
+  EXPECT_TRUE(is_sync_call("cudaStreamSynchronize"));
+  EXPECT_TRUE(is_sync_call("hipDeviceSynchronize"));
+  EXPECT_FALSE(is_sync_call("cudaLaunchKernel"));
+}
