@@ -24,6 +24,7 @@ enum ExitCode : int {
 struct GlobalOptions {
   std::string device = "auto";
   std::string json_path;  ///< --json FILE
+  std::string trace_path; ///< --trace FILE (Chrome/Perfetto trace of the run)
   bool quiet = false;
   bool no_color = false;
 };
@@ -71,6 +72,7 @@ struct OpsArgs {
   bool quick = false;
   bool list = false;
   bool no_isolate = false;
+  bool no_profile = false;
   std::vector<std::string> filters;
   double check_timeout_s = 120;
 };

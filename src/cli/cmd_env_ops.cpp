@@ -1,4 +1,7 @@
 // `env`, `ops` and the default run.
+#include <filesystem>
+#include <iostream>
+
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
@@ -24,6 +27,8 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
   o.quick = args.quick;
   o.filters = args.filters;
   o.isolate = !args.no_isolate;
+  o.profile = !args.no_profile;
+  o.trace_path = app.options().trace_path;
   o.check_timeout_s = args.check_timeout_s;
   const char* test_checks = std::getenv("ACCEL_DOCTOR_TEST_CHECKS");
   o.include_test_checks = test_checks && std::string(test_checks) == "1";
@@ -38,6 +43,16 @@ std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   };
   auto results = engine::run_ops(o, cb);
   app.clear_status();
+  if (!o.trace_path.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(o.trace_path, ec)) {
+      app.out(fmt::format("Trace written to {} (open it in https://ui.perfetto.dev or chrome://tracing).\n",
+                          o.trace_path));
+    } else {
+      std::cerr << "accel-doctor: --trace: no trace written: this torch build cannot write Chrome traces "
+                   "(it has no Kineto profiler)\n";
+    }
+  }
   return results;
 }
 }  // namespace

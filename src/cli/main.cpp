@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   cli.add_option("--device", g.device, "auto, cpu, cuda, cuda:N (auto: best accelerator, else the CPU)")
       ->capture_default_str();
   cli.add_option("--json", g.json_path, "write the versioned JSON report to FILE ('-' for stdout)");
+  cli.add_option("--trace", g.trace_path, "write the Chrome/Perfetto trace of the run to FILE (torch with Kineto)");
   cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
   cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   ops->add_option("--filter", ops_args.filters, "select checks by category, name, dtype or key part")
       ->delimiter(',');
   ops->add_flag("--no-isolate", ops_args.no_isolate, "run checks in this process (debugging)");
+  ops->add_flag("--no-profile", ops_args.no_profile, "skip the profiler capture of each check");
   ops->add_option("--check-timeout", ops_args.check_timeout_s, "seconds per check before it is 'hung'")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -114,6 +114,30 @@ std::vector<TraceEvent> parse_chrome_trace(const std::string& text) {
   return out;
 }
 
+std::string merge_chrome_traces(const std::vector<std::pair<std::string, std::string>>& named_parts) {
+  json merged = {{"traceEvents", json::array()}, {"displayTimeUnit", "ms"}};
+  auto& out = merged["traceEvents"];
+  for (const auto& [name, text] : named_parts) {
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::parse_error&) {
+      continue;
+    }
+    if (!j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) continue;
+    double first = -1;
+    for (auto& e : j["traceEvents"]) {
+      if (e.is_object() && e.contains("ts") && e["ts"].is_number()) {
+        const double ts = e["ts"].get<double>();
+        if (first < 0 || ts < first) first = ts;
+      }
+      out.push_back(std::move(e));
+    }
+    out.push_back({{"name", name}, {"ph", "i"}, {"s", "g"}, {"ts", first < 0 ? 0 : first}, {"pid", 0}, {"tid", 0}});
+  }
+  return merged.dump();
+}
+
 // ---------------------------------------------------------------- implementations
 
 struct ImplementationTable::Impl {

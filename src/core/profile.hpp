@@ -60,6 +60,11 @@ class ImplementationTable {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Merges Chrome traces (one per check) into one, with a global instant
+/// event named after each part at its first timestamp. Parts that are not
+/// valid traces are skipped. Returns the merged JSON text.
+std::string merge_chrome_traces(const std::vector<std::pair<std::string, std::string>>& named_parts);
+
 struct ClassifyOptions {
   bool target_is_host = false;     ///< the check ran on the CPU
   bool profiler_sees_device = true;  ///< the profiler self-check saw device kernels

@@ -4,7 +4,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -12,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "engine/checks/run_check.hpp"
+#include "engine/profiler.hpp"
 #include "platform/subprocess.hpp"
 
 namespace accel::engine {
@@ -58,8 +63,51 @@ std::vector<Expanded> expand(const OpsOptions& options) {
   return out;
 }
 
+/// The kernel-name table, when the kb has one (a missing table only loses names).
+const ImplementationTable* implementations() {
+  static const std::optional<ImplementationTable> table = []() -> std::optional<ImplementationTable> {
+    try {
+      const std::string dir = find_kb_dir();
+      if (dir.empty()) return std::nullopt;
+      return ImplementationTable::load(dir);
+    } catch (const std::exception& e) {
+      std::cerr << "accel-doctor: implementation names unavailable: " << e.what() << "\n";
+      return std::nullopt;
+    }
+  }();
+  return table ? &*table : nullptr;
+}
+
+std::string trace_parts_dir(const OpsOptions& options) {
+  return options.trace_path.empty() ? std::string() : options.trace_path + ".parts";
+}
+
+/// Merges the per-check traces the run left in the parts folder into --trace.
+void merge_traces(const OpsOptions& options) {
+  namespace fs = std::filesystem;
+  const std::string dir = trace_parts_dir(options);
+  if (dir.empty()) return;
+  std::vector<std::pair<std::string, std::string>> parts;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& f : fs::directory_iterator(dir, ec)) files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    parts.emplace_back(f.stem().string(), ss.str());
+  }
+  fs::remove_all(dir, ec);
+  if (parts.empty()) return;  // no trace from this build (no Kineto): the caller says so
+  std::ofstream(options.trace_path) << merge_chrome_traces(parts);
+}
+
 RunContext make_context(const OpsOptions& options, const KnowledgeBase* kb) {
   RunContext ctx;
+  ctx.profile = options.profile;
+  ctx.implementations = implementations();
+  ctx.trace_dir = trace_parts_dir(options);
   ctx.device = parse_device(options.device);
   ctx.quick = options.quick;
   ctx.timer = TimerOptions{};
@@ -128,6 +176,8 @@ Result failed_result(const CheckInfo& info, const std::string& device, Status st
 json job_json(const OpsOptions& options, const std::vector<std::string>& keys) {
   return json{{"device", options.device},
               {"quick", options.quick},
+              {"profile", options.profile},
+              {"trace_path", options.trace_path},
               {"include_test_checks", options.include_test_checks},
               {"keys", keys},
               {"machine",
@@ -141,7 +191,8 @@ json job_json(const OpsOptions& options, const std::vector<std::string>& keys) {
 std::vector<Result> run_in_process(const OpsOptions& options, const std::vector<Expanded>& checks,
                                    const OpsCallbacks& cb) {
   auto kb = try_load_kb();
-  const RunContext ctx = make_context(options, kb ? &*kb : nullptr);
+  RunContext ctx = make_context(options, kb ? &*kb : nullptr);
+  if (ctx.profile && !ctx.device.is_cpu()) ctx.profiler_blind = profiler_self_check(ctx.device);
   std::vector<Result> results;
   for (std::size_t i = 0; i < checks.size(); ++i) {
     if (cb.on_start) cb.on_start(checks[i].info, i, checks.size());
@@ -304,13 +355,23 @@ std::vector<CheckInfo> list_checks(const OpsOptions& options) {
 std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callbacks) {
   const auto checks = expand(options);
   if (checks.empty()) return {};
-  if (!options.isolate) return run_in_process(options, checks, callbacks);
-  try {
-    return run_isolated(options, checks, callbacks);
-  } catch (const platform::SubprocessError& e) {
-    std::cerr << "accel-doctor: cannot isolate checks (" << e.what() << "); running in-process\n";
-    return run_in_process(options, checks, callbacks);
+  if (const std::string dir = trace_parts_dir(options); !dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
   }
+  std::vector<Result> results;
+  if (!options.isolate) {
+    results = run_in_process(options, checks, callbacks);
+  } else {
+    try {
+      results = run_isolated(options, checks, callbacks);
+    } catch (const platform::SubprocessError& e) {
+      std::cerr << "accel-doctor: cannot isolate checks (" << e.what() << "); running in-process\n";
+      results = run_in_process(options, checks, callbacks);
+    }
+  }
+  merge_traces(options);
+  return results;
 }
 
 int worker_main() {
@@ -338,6 +399,8 @@ int worker_main() {
   options.device = job.value("device", "cpu");
   options.quick = job.value("quick", false);
   options.include_test_checks = job.value("include_test_checks", false);
+  options.profile = job.value("profile", true);
+  options.trace_path = job.value("trace_path", "");
   const auto& m = job["machine"];
   if (m.is_object()) {
     options.machine = {m.value("os", ""), m.value("arch", ""), m.value("backend", ""),
@@ -358,8 +421,9 @@ int worker_main() {
   if (!ctx.device.is_cpu()) {
     (void)at::empty({1}, at::TensorOptions().device(ctx.device));
     synchronize(ctx.device);
+    if (ctx.profile) ctx.profiler_blind = profiler_self_check(ctx.device);
   }
-  send({{"event", "ready"}});
+  send({{"event", "ready"}, {"profiler_blind", ctx.profiler_blind}});
   for (const auto& key : keys) {
     send({{"event", "start"}, {"key", key}});
     const auto it = by_key.find(key);

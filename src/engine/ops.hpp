@@ -39,6 +39,8 @@ struct OpsOptions {
   double check_timeout_s = 120;         ///< per check, then `hung`
   bool include_test_checks = false;     ///< the selftest category (tests only)
   MachineContext machine;               ///< for error causes and fixes
+  bool profile = true;                  ///< profiler evidence per check
+  std::string trace_path;               ///< write the merged Chrome trace here (--trace)
 };
 
 struct OpsCallbacks {

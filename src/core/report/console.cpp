@@ -88,13 +88,34 @@ std::string timing_cell(const std::optional<Timing>& t) {
   return fmt::format("{} ±{:.0f}%{}", format_us(t->median_us), rel, t->noisy ? "!" : "");
 }
 
+/// Short form of where the work ran (profiler evidence).
+std::string where_cell(const Result& r) {
+  if (!r.profile) return "-";
+  const std::string& w = r.profile->where;
+  if (w == "device_kernels") return "kernels";
+  if (w == "cpu_fallback") return "FALLBACK";
+  if (w == "no_device_work") return "no-work";
+  if (w == "profiler_blind") return "blind";
+  if (w == "host") return "host";
+  return "?";
+}
+
 std::string note_for(const Result& r) {
+  if (r.profile && r.profile->where == "cpu_fallback") return r.profile->detail;
   if (r.error) {
     if (!r.error->cause.empty()) return r.error->cause;
     return r.error->message;
   }
   if (!r.reason.empty()) return r.reason;
   if (!r.warnings.empty()) return fmt::format("{} warning{}: {}", r.warnings.size(), r.warnings.size() > 1 ? "s" : "", r.warnings.front());
+  if (r.profile && !r.profile->implementation.empty()) {
+    std::string s;
+    for (const auto& [role, impl] : r.profile->implementation) {
+      if (role == "aten") continue;
+      s += (s.empty() ? "" : ", ") + role + ": " + impl;
+    }
+    return s;
+  }
   return "";
 }
 
@@ -118,11 +139,11 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
       categories.push_back(r.category);
     }
   }
-  const int name_w = 26, dtype_w = 5, status_w = 11, dev_w = 17, cpu_w = 17, sp_w = 8;
-  const int fixed = name_w + dtype_w + status_w + dev_w + cpu_w + sp_w + 6;
+  const int name_w = 26, dtype_w = 5, status_w = 11, where_w = 8, dev_w = 17, cpu_w = 17, sp_w = 8;
+  const int fixed = name_w + dtype_w + status_w + where_w + dev_w + cpu_w + sp_w + 7;
   const int note_w = std::max(10, style.width - fixed);
-  out += bold(fmt::format("{} {} {} {} {} {} {}", pad("check", name_w), pad("dtype", dtype_w),
-                          pad("status", status_w), rpad("device median±IQR", dev_w),
+  out += bold(fmt::format("{} {} {} {} {} {} {} {}", pad("check", name_w), pad("dtype", dtype_w),
+                          pad("status", status_w), pad("ran", where_w), rpad("device median±IQR", dev_w),
                           rpad("CPU median±IQR", cpu_w), rpad("speed-up", sp_w), "note"),
               style) +
          "\n";
@@ -131,8 +152,9 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
     for (const auto& r : results) {
       if (r.category != cat) continue;
       const std::string status = pad(std::string(to_string(r.status)), status_w);
-      out += fmt::format("{} {} {} {} {} {} {}\n", pad(r.name, name_w), pad(r.dtype, dtype_w),
-                         colorize_status(r.status, status, style), rpad(timing_cell(r.timing), dev_w),
+      out += fmt::format("{} {} {} {} {} {} {} {}\n", pad(r.name, name_w), pad(r.dtype, dtype_w),
+                         colorize_status(r.status, status, style), pad(where_cell(r), where_w),
+                         rpad(timing_cell(r.timing), dev_w),
                          rpad(timing_cell(r.cpu_timing), cpu_w),
                          rpad(r.speedup ? format_ratio(*r.speedup) : "-", sp_w),
                          dim(fit(note_for(r), static_cast<std::size_t>(note_w)), style));
@@ -172,7 +194,8 @@ std::string checks_summary_line(const std::vector<Result>& results, const std::s
 std::string render_check_problems(const std::vector<Result>& results, const ConsoleStyle& style) {
   std::string out;
   for (const auto& r : results) {
-    const bool problem = r.status != Status::ok && r.status != Status::skipped;
+    const bool fallback = r.profile && r.profile->where == "cpu_fallback";
+    const bool problem = (r.status != Status::ok && r.status != Status::skipped) || fallback;
     if (!problem && r.warnings.empty()) continue;
     out += fmt::format("{} {} [{}] on {}: {}\n", colorize_status(r.status, "●", style), bold(r.key, style),
                        to_string(r.status), r.device, r.reason.empty() && r.error ? r.error->message : r.reason);
@@ -193,6 +216,7 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
         }
       }
     }
+    if (fallback) out += fmt::format("    ran on the CPU: {}\n", r.profile->detail);
     for (const auto& w : r.warnings) out += fmt::format("    warning: {}\n", w);
   }
   return out;

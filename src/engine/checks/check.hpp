@@ -56,6 +56,10 @@ struct CheckDef {
   double tolerance_scale = 1.0;
   /// The output is on the host by design (device-to-host copies).
   bool output_on_host = false;
+  /// Inputs stay on the host (host-to-device copies move them in the op).
+  bool inputs_on_host = false;
+  /// The op is a host<->device transfer: copies are its work, not a fallback.
+  bool transfer = false;
   /// Returns "" when the op exists in this torch, else why it is unavailable.
   std::function<std::string()> available;
   /// Time on the CPU too (off for ops whose CPU twin means nothing).

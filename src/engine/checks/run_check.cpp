@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 
 #include <fmt/format.h>
 
+#include "engine/profiler.hpp"
 #include "engine/timer.hpp"
 
 namespace accel::engine {
@@ -120,6 +122,32 @@ std::string compare(const at::Tensor& out, const at::Tensor& ref, Verify verify,
   return acc.rel_error <= tol ? "" : acc.detail;
 }
 
+/// One more call under the profiler: where did the work run?
+ProfileEvidence profile_check(const CheckDef& def, const Tensors& dev_in, const OpEnv& env, const RunContext& ctx,
+                              const std::string& key) {
+  ClassifyOptions co;
+  co.target_is_host = ctx.device.is_cpu();
+  co.profiler_sees_device = ctx.profiler_blind.empty();
+  co.transfer_check = def.transfer;
+  const Capture cap = profile_call(ctx.device, [&] { (void)def.op(dev_in, env); }, !ctx.trace_dir.empty());
+  if (!cap.unavailable.empty()) {
+    ProfileEvidence p;
+    p.where = "unavailable";
+    p.detail = cap.unavailable;
+    return p;
+  }
+  ProfileEvidence p = classify_events(cap.events, co, ctx.implementations);
+  if (!co.profiler_sees_device) p.detail += " (" + ctx.profiler_blind + ")";
+  if (!ctx.trace_dir.empty() && !cap.trace_json.empty()) {
+    std::string file = key;
+    for (char& c : file) {
+      if (c == '/') c = '_';
+    }
+    std::ofstream(ctx.trace_dir + "/" + file + ".json") << cap.trace_json;
+  }
+  return p;
+}
+
 }  // namespace
 
 std::string check_key(const CheckDef& def, at::ScalarType dtype) {
@@ -157,7 +185,7 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
   try {
     at::manual_seed(fnv1a(r.key));
     const Tensors master = def.inputs();
-    const Tensors dev_in = convert(master, dtype, ctx.device);
+    const Tensors dev_in = convert(master, dtype, def.inputs_on_host ? c10::Device(c10::kCPU) : ctx.device);
     const OpEnv env{ctx.device, dtype};
     synchronize(ctx.device);
 
@@ -209,6 +237,7 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
         r.evidence["cpu_error"] = exception_message(e);
       }
     }
+    if (ctx.profile) r.profile = profile_check(def, dev_in, env, ctx, r.key);
     if (r.status == Status::skipped) r.status = Status::ok;
   } catch (const std::exception& e) {
     ErrorInfo err;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/kb.hpp"
+#include "core/profile.hpp"
 #include "engine/checks/check.hpp"
 #include "engine/timer.hpp"
 
@@ -12,6 +13,10 @@ struct RunContext {
   TimerOptions timer = TimerOptions::quick();  ///< used when not quick
   const KnowledgeBase* kb = nullptr;             ///< for error causes (may be null)
   MachineContext machine;
+  bool profile = true;                           ///< capture one call under the profiler
+  std::string profiler_blind;                    ///< non-empty: the self-check saw no device kernels
+  const ImplementationTable* implementations = nullptr;
+  std::string trace_dir;                         ///< keep each check's Chrome trace here
 };
 
 /// "ops/<category>/<name>/<dtype>"
