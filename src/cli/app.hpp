@@ -77,7 +77,28 @@ struct OpsArgs {
   double check_timeout_s = 120;
 };
 int cmd_ops(App& app, const OpsArgs& args);
+struct BenchArgs {
+  bool quick = false;
+  bool list = false;
+  bool no_isolate = false;
+  bool no_cpu = false;
+  std::vector<std::string> filters;
+};
+int cmd_bench(App& app, const BenchArgs& args);
 /// The default run (no command): env, then quick ops.
 int cmd_default(App& app);
+
+struct ExplainArgs {
+  std::string file;                 ///< log to read; empty or "-" reads standard input
+  std::string os, arch, backend, gpu, versions;  ///< what is known about the machine (free text)
+  std::vector<std::string> env;     ///< NAME=VALUE of the process that failed (repeatable)
+  std::string from;                 ///< a saved report.json: machine context from its environment
+  bool json = false;                ///< the diagnoses as JSON on standard output
+};
+/// Recognises causes in a log (kb/errors.json) and prints them with their fix.
+/// Exit 0 when something was recognised, 3 when nothing was, 2 on a usage error.
+int cmd_explain(App& app, const ExplainArgs& args);
+/// The machine context `explain --from` takes from a saved report.
+MachineContext machine_context_from_report(const Report& report);
 
 }  // namespace accel::cli

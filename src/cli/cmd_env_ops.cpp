@@ -38,7 +38,7 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
 
 std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   engine::OpsCallbacks cb;
-  cb.on_start = [&](const engine::CheckInfo& c, std::size_t i, std::size_t n) {
+  cb.on_start = [&](const engine::ItemInfo& c, std::size_t i, std::size_t n) {
     app.status(fmt::format("[{}/{}] {}", i + 1, n, c.key));
   };
   auto results = engine::run_ops(o, cb);

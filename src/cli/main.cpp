@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/app.hpp"
-#include "engine/ops.hpp"
+#include "engine/isolation.hpp"
 
 int main(int argc, char** argv) {
   using namespace accel::cli;
@@ -37,6 +37,28 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 
+  BenchArgs bench_args;
+  auto* bench = cli.add_subcommand("bench", "GEMM by dtype, memory bandwidth, host<->device copies, launch and sync latency");
+  bench->add_flag("--quick", bench_args.quick, "fewer sizes, shorter timing");
+  bench->add_flag("--list", bench_args.list, "list the benchmarks and exit");
+  bench->add_option("--filter", bench_args.filters, "select by group (gemm, memory, transfer, launch), name, dtype or key part")
+      ->delimiter(',');
+  bench->add_flag("--no-cpu", bench_args.no_cpu, "skip the CPU twin of the device benchmarks");
+  bench->add_flag("--no-isolate", bench_args.no_isolate, "run in this process (debugging)");
+
+  ExplainArgs explain_args;
+  auto* explain = cli.add_subcommand(
+      "explain", "recognise the causes of errors in a log or traceback (FILE, or standard input) and say what to change");
+  explain->add_option("file", explain_args.file, "log or traceback to read; '-' or nothing reads standard input");
+  explain->add_option("--arch", explain_args.arch, "GPU architecture of the machine that failed: gfx1032, sm_86, ...");
+  explain->add_option("--os", explain_args.os, "its OS: linux, windows, macos, wsl (free text accepted)");
+  explain->add_option("--backend", explain_args.backend, "its torch backend: rocm, cuda, directml, mps, xpu, cpu");
+  explain->add_option("--gpu", explain_args.gpu, "its GPU name(s), e.g. 'RX 6600 + Vega iGPU'");
+  explain->add_option("--versions", explain_args.versions, "versions, e.g. 'torch 2.4.0+cu121, driver 535.104'");
+  explain->add_option("--env", explain_args.env, "NAME=VALUE of its environment (repeatable)");
+  explain->add_option("--from", explain_args.from, "take the machine from a saved report.json (accel-doctor --json)");
+  explain->add_flag("--json", explain_args.json, "print the diagnoses as JSON on standard output");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,6 +70,8 @@ int main(int argc, char** argv) {
   try {
     if (*env) return cmd_env(app);
     if (*ops) return cmd_ops(app, ops_args);
+    if (*bench) return cmd_bench(app, bench_args);
+    if (*explain) return cmd_explain(app, explain_args);
     return cmd_default(app);
   } catch (const UsageError& e) {
     std::cerr << "accel-doctor: " << e.what() << "\n";

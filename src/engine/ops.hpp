@@ -15,6 +15,7 @@
 
 #include "core/evidence.hpp"
 #include "core/kb.hpp"
+#include "engine/isolation.hpp"
 
 namespace accel::engine {
 
@@ -43,12 +44,8 @@ struct OpsOptions {
   std::string trace_path;               ///< write the merged Chrome trace here (--trace)
 };
 
-struct OpsCallbacks {
-  /// Before check `index` of `total` starts.
-  std::function<void(const CheckInfo& check, std::size_t index, std::size_t total)> on_start;
-  /// When a result is final (in the order the checks ran).
-  std::function<void(const Result& result)> on_result;
-};
+/// Progress callbacks: on_start before each check, on_result when it is final.
+using OpsCallbacks = RunCallbacks;
 
 /// The checks the filters select, in catalog order.
 std::vector<CheckInfo> list_checks(const OpsOptions& options);
@@ -56,10 +53,6 @@ std::vector<CheckInfo> list_checks(const OpsOptions& options);
 /// Runs the selected checks and returns every result (also those of crashed,
 /// hung or skipped checks). Never throws for a failing check.
 std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callbacks = {});
-
-/// Entry point of the hidden `__worker` command: reads a job (JSON) on stdin,
-/// writes one JSON line per event on stdout. Returns the process exit code.
-int worker_main();
 
 /// True when `filters` selects a check (empty filters select all).
 bool filters_match(const std::vector<std::string>& filters, const CheckInfo& check);

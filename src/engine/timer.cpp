@@ -63,6 +63,16 @@ TimerOptions TimerOptions::bench() {
   return o;
 }
 
+TimerOptions TimerOptions::bench_quick() {
+  TimerOptions o = bench();
+  o.min_samples = 5;
+  o.max_samples = 30;
+  o.budget_ms = 300;
+  o.min_sample_us = 1000;
+  o.warmup_ms = 20;
+  return o;
+}
+
 Timing time_op(const c10::Device& device, const std::function<void()>& fn,
                const TimerOptions& options) {
   bool events = options.use_events && has_timing_events(device);

@@ -33,6 +33,8 @@ struct TimerOptions {
   static TimerOptions quick();
   /// Benchmarks: longer budget, tighter spread target.
   static TimerOptions bench();
+  /// Benchmarks with `--quick`.
+  static TimerOptions bench_quick();
 };
 
 /// Times `fn` on `device`. `fn` must queue the whole operation (it may return

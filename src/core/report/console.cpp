@@ -163,6 +163,50 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
   return out;
 }
 
+std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style) {
+  std::string out;
+  std::vector<std::string> groups;
+  for (const auto& r : results) {
+    const std::string g = r.category;
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+  const int name_w = 22, dtype_w = 5, shape_w = 16, dev_w = 7, time_w = 17, fig_w = 16, pct_w = 9;
+  const int fixed = name_w + dtype_w + shape_w + dev_w + time_w + fig_w + pct_w + 8;
+  const int note_w = std::max(10, style.width - fixed);
+  out += bold(fmt::format("{} {} {} {} {} {} {} {}", pad("benchmark", name_w), pad("dtype", dtype_w),
+                          pad("shape", shape_w), pad("device", dev_w), rpad("median±IQR", time_w),
+                          rpad("figure", fig_w), rpad("of bound", pct_w), "note"),
+              style) +
+         "\n";
+  for (const auto& g : groups) {
+    out += bold(fmt::format("[{}]", g), style) + "\n";
+    for (const auto& r : results) {
+      if (r.category != g) continue;
+      std::string figure = "-";
+      if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) {
+        figure = format_sig3(it->second) + " TFLOP/s";
+      } else if (auto it2 = r.metrics.find("gbps"); it2 != r.metrics.end()) {
+        figure = format_sig3(it2->second) + " GB/s";
+      } else if (auto it3 = r.metrics.find("us_per_op"); it3 != r.metrics.end()) {
+        figure = format_us(it3->second) + "/op";
+      }
+      std::string pct = "-";
+      if (r.roofline && r.roofline->percent_of_bound > 0) {
+        pct = fmt::format("{:.0f}%{}", r.roofline->percent_of_bound, r.roofline->above_peak ? "!" : "");
+      }
+      std::string note = r.status == Status::ok ? "" : std::string(to_string(r.status)) + ": " + r.reason;
+      if (note.empty() && r.roofline && r.roofline->above_peak) note = "above the peak: likely a timing error";
+      if (note.empty() && r.timing && r.timing->noisy) note = "noisy (IQR > 10% of median)";
+      out += fmt::format("{} {} {} {} {} {} {} {}\n", pad(r.name, name_w), pad(r.dtype, dtype_w),
+                         pad(r.shape, shape_w), pad(r.device, dev_w), rpad(timing_cell(r.timing), time_w),
+                         rpad(figure, fig_w), rpad(pct, pct_w),
+                         r.status == Status::ok ? dim(fit(note, static_cast<std::size_t>(note_w)), style)
+                                                : colorize_status(r.status, fit(note, static_cast<std::size_t>(note_w)), style));
+    }
+  }
+  return out;
+}
+
 std::string checks_summary_line(const std::vector<Result>& results, const std::string& device) {
   std::map<Status, int> counts;
   int warnings = 0;

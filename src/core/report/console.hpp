@@ -26,6 +26,9 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
 /// "Summary: 98/104 ok on cuda:0 | 2 errors | ... | median speed-up 14.2x vs CPU"
 std::string checks_summary_line(const std::vector<Result>& results, const std::string& device);
 
+/// Benchmarks as a table grouped by category (gemm, memory, transfer, launch).
+std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style);
+
 /// Each check that did not pass, with its message, cause and fix.
 std::string render_check_problems(const std::vector<Result>& results, const ConsoleStyle& style);
 

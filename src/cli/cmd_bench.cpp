@@ -1,0 +1,46 @@
+// `bench`: microbenchmarks against the hardware's ceilings.
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "core/report/console.hpp"
+#include "engine/bench.hpp"
+#include "engine/environment.hpp"
+
+namespace accel::cli {
+
+int cmd_bench(App& app, const BenchArgs& args) {
+  engine::BenchOptions o;
+  o.quick = args.quick;
+  o.filters = args.filters;
+  o.cpu_twin = !args.no_cpu;
+  o.isolate = !args.no_isolate;
+  if (args.list) {
+    o.device = app.device_choice().chosen;
+    const auto rows = engine::list_benchmarks(o);
+    std::string out;
+    for (const auto& r : rows) out += r.key + "\n";
+    out += fmt::format("{} benchmarks\n", rows.size());
+    app.out(out);
+    return kExitHealthy;
+  }
+  Report& report = app.report("bench");
+  o.device = app.device_choice().chosen;
+  o.machine = engine::machine_context(app.environment(), o.device);
+  if (engine::list_benchmarks(o).empty()) {
+    throw UsageError("no benchmark matches --filter; `accel-doctor bench --list` shows them");
+  }
+  engine::RunCallbacks cb;
+  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.status(fmt::format("[{}/{}] {}", i + 1, n, item.key));
+  };
+  auto results = engine::run_bench(o, cb);
+  app.clear_status();
+  app.out(render_bench_table(results, app.style_stdout()));
+  bool failed = false;
+  for (const auto& r : results) failed = failed || is_failure(r.status);
+  report.results.insert(report.results.end(), results.begin(), results.end());
+  app.write_json_if_requested();
+  return failed ? kExitFindings : kExitHealthy;
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,174 @@
+#include "engine/isolation.hpp"
+
+#include <chrono>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "platform/subprocess.hpp"
+
+namespace accel::engine {
+
+namespace {
+
+/// The last few non-empty lines of a worker's stderr.
+std::string tail_lines(const std::string& text, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    if (nl > start) lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  const std::size_t from = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  std::string out;
+  for (std::size_t i = from; i < lines.size(); ++i) out += lines[i] + "\n";
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+Result failed_result(const ItemInfo& item, const std::string& device, Status status, const std::string& headline,
+                     const std::string& stderr_tail, const KnowledgeBase* kb, const MachineContext& machine) {
+  Result r;
+  r.key = item.key;
+  r.kind = item.kind;
+  r.name = item.name;
+  r.category = item.category;
+  r.dtype = item.dtype;
+  r.shape = item.shape;
+  r.device = device;
+  r.status = status;
+  r.reason = headline;
+  ErrorInfo err;
+  err.message = headline;
+  const std::string tail = tail_lines(stderr_tail, 12);
+  if (!tail.empty()) r.evidence["stderr_tail"] = tail;
+  if (kb && !tail.empty()) {
+    if (auto d = kb->classify(tail, machine)) {
+      err.cause_id = d->id;
+      err.cause = d->cause;
+      err.fix = d->fix;
+      err.reference = d->reference;
+    }
+  }
+  r.error = err;
+  return r;
+}
+
+std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const IsolationOptions& options,
+                                 const RunCallbacks& cb) {
+  using namespace std::chrono;
+  const KnowledgeBase* kb = options.kb;
+  const std::string exe = platform::self_executable_path();
+  if (exe.empty()) throw platform::SubprocessError("cannot find this program's own path to start a worker");
+  std::vector<Result> results;
+  std::size_t next = 0;  // first item without a result
+  int start_failures = 0;
+  const auto item_limit = milliseconds(static_cast<long long>(options.item_timeout_s * 1000));
+  const auto startup_limit = std::max(item_limit, milliseconds(120000));
+
+  auto record = [&](Result r) {
+    if (cb.on_result) cb.on_result(r);
+    results.push_back(std::move(r));
+    ++next;
+  };
+  auto fail_rest = [&](Status status, const std::string& headline, const std::string& tail) {
+    while (next < items.size()) {
+      record(failed_result(items[next], options.device, status, headline, tail, kb, options.machine));
+    }
+  };
+
+  // Bound the respawns: a worker that keeps dying between items must not
+  // loop forever.
+  std::size_t spawns = 0;
+  const std::size_t max_spawns = items.size() + 3;
+  while (next < items.size()) {
+    if (++spawns > max_spawns) {
+      fail_rest(Status::skipped, "not run: the worker kept dying between items", "");
+      break;
+    }
+    json job = options.job;
+    job["suite"] = options.suite;
+    job["keys"] = json::array();
+    for (std::size_t i = next; i < items.size(); ++i) job["keys"].push_back(items[i].key);
+    platform::Subprocess worker = platform::Subprocess::spawn({exe, "__worker"});
+    worker.write_stdin_and_close(job.dump() + "\n");
+
+    std::optional<std::size_t> current;  // index of the running item
+    bool done = false;
+    while (!done) {
+      std::string line;
+      const auto rr = worker.read_line(line, current ? item_limit : startup_limit);
+      if (rr == platform::Subprocess::ReadResult::line) {
+        json msg;
+        try {
+          msg = json::parse(line);
+        } catch (const json::exception&) {
+          continue;  // not protocol (the worker guards its stdout, so rare)
+        }
+        const std::string event = msg.value("event", "");
+        if (event == "ready") {
+          start_failures = 0;
+        } else if (event == "start") {
+          const std::string key = msg.value("key", "");
+          current = next;
+          for (std::size_t i = next; i < items.size(); ++i) {
+            if (items[i].key == key) {
+              current = i;
+              break;
+            }
+          }
+          if (cb.on_start) cb.on_start(items[*current], *current, items.size());
+        } else if (event == "result") {
+          try {
+            record(msg.at("result").get<Result>());
+          } catch (const std::exception& e) {
+            record(failed_result(items[next], options.device, Status::error,
+                                 fmt::format("the worker sent an unreadable result: {}", e.what()), "", kb,
+                                 options.machine));
+          }
+          current.reset();
+        } else if (event == "done") {
+          done = true;
+        }
+        continue;
+      }
+      if (rr == platform::Subprocess::ReadResult::timeout) {
+        worker.kill();
+        if (current) {
+          record(failed_result(items[*current], options.device, Status::hung,
+                               fmt::format("no result within {:.0f} s; the worker was killed", options.item_timeout_s),
+                               worker.stderr_tail(), kb, options.machine));
+        } else if (++start_failures >= 2) {
+          fail_rest(Status::hung, "the worker did not start within its time limit, twice", worker.stderr_tail());
+        }
+        break;
+      }
+      // End of output: the worker is gone.
+      const auto exit = worker.wait(milliseconds(5000));
+      if (current) {
+        record(failed_result(items[*current], options.device, Status::crashed,
+                             fmt::format("the worker process died ({})", exit.describe()), worker.stderr_tail(), kb,
+                             options.machine));
+      } else if (!done && next < items.size() && ++start_failures >= 2) {
+        fail_rest(Status::crashed,
+                  fmt::format("the worker died ({}) before running an item, twice: the device or torch fails to "
+                              "initialise",
+                              exit.describe()),
+                  worker.stderr_tail());
+      }
+      break;
+    }
+    if (done) {
+      worker.wait(milliseconds(10000));
+      // A worker that finishes without a result for every key skipped them (should not happen).
+      fail_rest(Status::skipped, "the worker finished without running this item", worker.stderr_tail());
+    }
+  }
+  return results;
+}
+
+}  // namespace accel::engine

@@ -1,0 +1,80 @@
+// Runs the items of a suite (operator checks, benchmarks, workloads) in a
+// worker process: this binary started again as `accel-doctor __worker`, fed
+// a job on stdin, streaming one JSON event per line on stdout. A worker that
+// dies makes its current item `crashed`; one that passes the item's time
+// limit is killed and the item is `hung`; a new worker continues with the
+// rest, so nothing measured before is lost. Torch-free.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+#include "core/kb.hpp"
+
+namespace accel::engine {
+
+/// What the runner needs to know of an item before it runs.
+struct ItemInfo {
+  std::string key;
+  std::string kind;  ///< "check", "bench", "llm", "train"
+  std::string name;
+  std::string category;
+  std::string dtype;
+  std::string shape;
+};
+
+struct RunCallbacks {
+  std::function<void(const ItemInfo& item, std::size_t index, std::size_t total)> on_start;
+  std::function<void(const Result& result)> on_result;
+};
+
+struct IsolationOptions {
+  std::string suite;           ///< "ops", "bench", ...
+  json job = json::object();   ///< suite options, passed to the worker as is
+  std::string device;          ///< for results of items that never ran
+  double item_timeout_s = 120;
+  const KnowledgeBase* kb = nullptr;  ///< explains a crashed worker's stderr
+  MachineContext machine;
+};
+
+/// Runs `items` in worker processes. Throws platform::SubprocessError when
+/// no worker can be started at all (the caller may run in-process instead).
+std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const IsolationOptions& options,
+                                 const RunCallbacks& callbacks);
+
+/// A result for an item that did not produce its own (crashed, hung, ...),
+/// with the worker's last stderr lines explained by the kb when possible.
+Result failed_result(const ItemInfo& item, const std::string& device, Status status, const std::string& headline,
+                     const std::string& stderr_tail, const KnowledgeBase* kb, const MachineContext& machine);
+
+/// A suite as the worker runs it: prepared once per worker, then item by item.
+class WorkerSuite {
+ public:
+  virtual ~WorkerSuite() = default;
+  /// Initialises the device and anything shared by the items; the returned
+  /// JSON goes into the worker's "ready" event.
+  virtual json prepare() = 0;
+  /// Runs one item; must not throw for a failing item (return its Result).
+  virtual Result run(const std::string& key) = 0;
+};
+
+/// Entry point of the hidden `__worker` command. Returns the exit code.
+int worker_main();
+
+}  // namespace accel::engine
+
+namespace accel::engine {
+
+/// Builds the suite named in a job (engine/worker.cpp knows them all).
+std::unique_ptr<WorkerSuite> make_suite(const std::string& suite, const json& job);
+
+/// Runs `items` through the suite: in a worker process when `isolate`
+/// (falling back to this process, with a note on stderr, when no worker can
+/// start), else in this process.
+std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options, bool isolate,
+                              const RunCallbacks& callbacks);
+
+}  // namespace accel::engine

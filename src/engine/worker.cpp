@@ -1,0 +1,104 @@
+// The worker side of isolation, and the suite registry.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include "engine/isolation.hpp"
+#include "platform/subprocess.hpp"
+
+namespace accel::engine {
+
+// Suite factories live beside each suite (ops.cpp, bench.cpp, ...).
+std::unique_ptr<WorkerSuite> make_ops_suite(const json& job);
+std::unique_ptr<WorkerSuite> make_bench_suite(const json& job);
+
+std::unique_ptr<WorkerSuite> make_suite(const std::string& suite, const json& job) {
+  if (suite == "ops") return make_ops_suite(job);
+  if (suite == "bench") return make_bench_suite(job);
+  throw std::invalid_argument("unknown suite '" + suite + "'");
+}
+
+std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options, bool isolate,
+                              const RunCallbacks& cb) {
+  if (items.empty()) return {};
+  if (isolate) {
+    try {
+      return run_isolated(items, options, cb);
+    } catch (const platform::SubprocessError& e) {
+      std::cerr << "accel-doctor: cannot run a worker process (" << e.what() << "); running in this process\n";
+    }
+  }
+  json job = options.job;
+  job["suite"] = options.suite;
+  std::vector<Result> results;
+  std::unique_ptr<WorkerSuite> suite;
+  try {
+    suite = make_suite(options.suite, job);
+    suite->prepare();
+  } catch (const std::exception& e) {
+    for (const auto& item : items) {
+      results.push_back(failed_result(item, options.device, Status::error,
+                                      std::string("the device could not be prepared: ") + e.what(), "", options.kb,
+                                      options.machine));
+      if (cb.on_result) cb.on_result(results.back());
+    }
+    return results;
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (cb.on_start) cb.on_start(items[i], i, items.size());
+    results.push_back(suite->run(items[i].key));
+    if (cb.on_result) cb.on_result(results.back());
+  }
+  return results;
+}
+
+int worker_main() {
+  // Keep the protocol channel clean: stdout becomes a private descriptor and
+  // anything else printing to fd 1 (torch, vendor libraries) goes to stderr.
+  const int proto_fd = dup(STDOUT_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  FILE* proto = fdopen(proto_fd, "w");
+  if (!proto) return 4;
+  auto send = [&](const json& j) {
+    const std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    std::fwrite(s.data(), 1, s.size(), proto);
+    std::fflush(proto);
+  };
+
+  const std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  json job;
+  try {
+    job = json::parse(input);
+  } catch (const json::exception& e) {
+    std::cerr << "accel-doctor worker: bad job: " << e.what() << "\n";
+    return 2;
+  }
+  std::unique_ptr<WorkerSuite> suite;
+  try {
+    suite = make_suite(job.value("suite", ""), job);
+  } catch (const std::exception& e) {
+    std::cerr << "accel-doctor worker: " << e.what() << "\n";
+    return 2;
+  }
+  // Initialise the device before saying ready, so an init crash is not
+  // blamed on the first item.
+  json info;
+  try {
+    info = suite->prepare();
+  } catch (const std::exception& e) {
+    std::cerr << "accel-doctor worker: the device could not be prepared: " << e.what() << "\n";
+    return 3;
+  }
+  send({{"event", "ready"}, {"info", info}});
+  for (const auto& key : job.value("keys", std::vector<std::string>{})) {
+    send({{"event", "start"}, {"key", key}});
+    send({{"event", "result"}, {"result", suite->run(key)}});
+  }
+  send({{"event", "done"}});
+  std::fclose(proto);
+  return 0;
+}
+
+}  // namespace accel::engine
