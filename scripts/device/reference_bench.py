@@ -1,0 +1,60 @@
+# Reference timings with PyTorch (Python) and CUDA events, for the fidelity
+# comparison of issue 3: the same operations accel-doctor's bench times, in
+# the same device call. Prints JSON: {name: {"median_us", "tflops"|"gbps"}}.
+import json
+import statistics
+import sys
+
+import torch
+
+
+def time_events(fn, warmup=10, reps=50):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1000.0)  # ms -> us
+    return statistics.median(times)
+
+
+out = {}
+dev = "cuda"
+n = 8192
+a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+c = torch.empty(n, n, device=dev, dtype=torch.bfloat16)
+us = time_events(lambda: torch.mm(a, b, out=c))
+out["gemm_bf16_8192"] = {"median_us": us, "tflops": 2 * n**3 / (us * 1e-6) / 1e12}
+del a, b, c
+
+elems = (1 << 30) // 4  # 1 GiB of fp32
+src = [torch.randn(elems, device=dev) for _ in range(2)]
+dst = [torch.empty(elems, device=dev) for _ in range(2)]
+turn = [0]
+
+
+def copy():
+    dst[turn[0]].copy_(src[turn[0]])
+    turn[0] ^= 1
+
+
+us = time_events(copy, reps=40)
+out["copy_1GiB"] = {"median_us": us, "gbps": 2 * (1 << 30) / (us * 1e-6) / 1e9}
+del src, dst
+
+for size_name, size in (("256MiB", 256 << 20), ("1GiB", 1 << 30)):
+    host = torch.empty(size // 4, pin_memory=True).uniform_()
+    d = torch.empty(size // 4, device=dev)
+    us = time_events(lambda: d.copy_(host, non_blocking=True), reps=20)
+    out[f"h2d_pinned_{size_name}"] = {"median_us": us, "gbps": size / (us * 1e-6) / 1e9}
+    del host, d
+
+json.dump(out, sys.stdout, indent=1)
+print()
