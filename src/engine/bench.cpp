@@ -285,7 +285,7 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
     gemm_rows(type, "target", {"fp32", "tf32", "fp16", "bf16", "int8"}, squares);
     gemm_rows(type, "target", {"fp32", "bf16"}, llm);
     for (const char* m : {"copy", "triad", "reduce"}) {
-      add(type, "memory", m, "fp32", "rotating buffers", "target",
+      add(type, "memory", m, "fp32", "rotating", "target",
           [m = std::string(m)](Result& r, const BenchCtx& c) { run_memory(r, c, m); });
     }
     std::vector<double> sizes = options.quick ? std::vector<double>{kMiB, 256 * kMiB}
@@ -317,7 +317,7 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
     cpu_shapes.push_back({1, 4096, 4096, "llm_decode"});
     gemm_rows("cpu", "cpu", {"fp32", "bf16"}, cpu_shapes);
     for (const char* m : {"copy", "triad", "reduce"}) {
-      add("cpu", "memory", m, "fp32", "rotating buffers", "cpu",
+      add("cpu", "memory", m, "fp32", "rotating", "cpu",
           [m = std::string(m)](Result& r, const BenchCtx& c) { run_memory(r, c, m); });
     }
     if (!accel) {
