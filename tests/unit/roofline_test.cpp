@@ -1,0 +1,201 @@
+// Roofline arithmetic on hand-computed cases (Williams, Waterman, Patterson,
+// CACM 2009): compute-bound GEMM, memory-bound copy, the ridge point, the
+// 105% rule, and inputs that must not produce NaN or inf.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/json.hpp"
+#include "core/roofline.hpp"
+
+using namespace accel;
+
+namespace {
+
+Peak datasheet(double value, const std::string& unit, const std::string& source) {
+  Peak p;
+  p.value = value;
+  p.unit = unit;
+  p.basis = "datasheet";
+  p.source = source;
+  return p;
+}
+
+Peak h200_bf16() { return datasheet(989.5, "TFLOP/s", "NVIDIA H200 datasheet"); }
+Peak h200_bw() { return datasheet(4800, "GB/s", "NVIDIA H200 datasheet"); }
+
+Work work(double flops, double bytes) {
+  Work w;
+  w.flops = flops;
+  w.bytes = bytes;
+  return w;
+}
+
+void expect_all_finite(const Roofline& r) {
+  for (double v : {r.intensity_flop_per_byte, r.peak_tflops, r.bandwidth_gbps, r.bound_tflops,
+                   r.achieved_tflops, r.achieved_gbps, r.percent_of_bound}) {
+    EXPECT_TRUE(std::isfinite(v)) << v;
+  }
+  const json j = r;  // nlohmann writes NaN/inf as null: JSON cannot hold them
+  EXPECT_EQ(j.dump().find("null"), std::string::npos) << j.dump();
+}
+
+}  // namespace
+
+TEST(Roofline, ComputeBoundGemm) {
+  // bf16 4096^3 GEMM: 2*N^3 FLOP; A, B read once and C written once, 2 bytes each.
+  const double n = 4096;
+  const Work w = work(2 * n * n * n, 3 * n * n * 2);
+  const Roofline r = make_roofline(w, 200.0, h200_bf16(), h200_bw());
+  EXPECT_NEAR(r.intensity_flop_per_byte, 2 * n / 6, 1e-9);  // 1365.33 FLOP/byte
+  // Memory roof 1365.33 x 4800 GB/s = 6553.6 TFLOP/s > 989.5: compute-bound.
+  EXPECT_DOUBLE_EQ(r.bound_tflops, 989.5);
+  EXPECT_EQ(roofline_limiter(r), "compute");
+  EXPECT_NEAR(r.achieved_tflops, 137438953472.0 / 200 / 1e6, 1e-9);  // 687.19
+  EXPECT_NEAR(r.achieved_gbps, 100663296.0 / 200 / 1e3, 1e-9);       // 503.3
+  EXPECT_NEAR(r.percent_of_bound, 100 * 687.194767 / 989.5, 1e-4);   // 69.45 %
+  EXPECT_FALSE(r.above_peak);
+  EXPECT_DOUBLE_EQ(r.peak_tflops, 989.5);
+  EXPECT_DOUBLE_EQ(r.bandwidth_gbps, 4800);
+  EXPECT_EQ(r.peak_source, "datasheet: NVIDIA H200 datasheet");
+  EXPECT_EQ(r.bandwidth_source, "datasheet: NVIDIA H200 datasheet");
+  expect_all_finite(r);
+}
+
+TEST(Roofline, MemoryBoundCopyWithZeroFlops) {
+  // 1 GiB device copy: 1 GiB read + 1 GiB written, no FLOPs.
+  const double bytes = 2.0 * (1ull << 30);
+  const Roofline r = make_roofline(work(0, bytes), 500.0, h200_bf16(), h200_bw());
+  EXPECT_DOUBLE_EQ(r.intensity_flop_per_byte, 0);
+  EXPECT_DOUBLE_EQ(r.achieved_tflops, 0);
+  EXPECT_NEAR(r.achieved_gbps, bytes / 500 / 1e3, 1e-9);  // 4294.97 GB/s
+  EXPECT_DOUBLE_EQ(r.bound_tflops, 0);
+  EXPECT_NEAR(r.percent_of_bound, 100 * 4294.967296 / 4800, 1e-6);  // 89.48 % of the bandwidth
+  EXPECT_FALSE(r.above_peak);
+  EXPECT_EQ(roofline_limiter(r), "memory");
+  expect_all_finite(r);
+}
+
+TEST(Roofline, MemoryBoundElementwise) {
+  // fp32 add of 2^28 elements: 1 FLOP per element, 12 bytes per element.
+  const double e = 1 << 28;
+  const Roofline r = make_roofline(work(e, 12 * e), 1000.0, datasheet(67, "TFLOP/s", "x"), h200_bw());
+  EXPECT_NEAR(r.intensity_flop_per_byte, 1.0 / 12, 1e-12);
+  EXPECT_NEAR(r.bound_tflops, 4800.0 / 12 / 1e3, 1e-12);  // 0.4 TFLOP/s, far below 67
+  EXPECT_EQ(roofline_limiter(r), "memory");
+  EXPECT_NEAR(r.percent_of_bound, 100 * r.achieved_gbps / 4800, 1e-9);  // the same as % of bandwidth
+}
+
+TEST(Roofline, RidgePoint) {
+  const Peak p = datasheet(100, "TFLOP/s", "p");
+  const Peak w = datasheet(1000, "GB/s", "w");
+  EXPECT_DOUBLE_EQ(ridge_point(p, w), 100);  // FLOP/byte where 100 TFLOP/s = I x 1 TB/s
+  EXPECT_DOUBLE_EQ(ridge_point(p, Peak{}), 0);
+
+  // Exactly at the ridge both roofs are 100 TFLOP/s; 1e9 FLOP in 10 us = 100 TFLOP/s.
+  const Roofline at = make_roofline(work(1e9, 1e7), 10.0, p, w);
+  EXPECT_DOUBLE_EQ(at.intensity_flop_per_byte, 100);
+  EXPECT_DOUBLE_EQ(at.bound_tflops, 100);
+  EXPECT_NEAR(at.percent_of_bound, 100, 1e-9);
+  EXPECT_FALSE(at.above_peak);
+
+  const Roofline below = make_roofline(work(1e9, 2e7), 10.0, p, w);  // I = 50
+  EXPECT_DOUBLE_EQ(below.bound_tflops, 50);
+  EXPECT_EQ(roofline_limiter(below), "memory");
+  const Roofline above = make_roofline(work(1e9, 5e6), 10.0, p, w);  // I = 200
+  EXPECT_DOUBLE_EQ(above.bound_tflops, 100);
+  EXPECT_EQ(roofline_limiter(above), "compute");
+}
+
+TEST(Roofline, AbovePeakFlagAt106NotAt104) {
+  EXPECT_DOUBLE_EQ(kAbovePeakFactor, 1.05);
+  const Peak p = datasheet(100, "TFLOP/s", "p");
+  // t = 1000 us: A = F / 1e9 TFLOP/s.
+  const Roofline r106 = make_roofline(work(106e9, 0), 1000.0, p, Peak{});
+  EXPECT_NEAR(r106.percent_of_bound, 106, 1e-9);
+  EXPECT_TRUE(r106.above_peak);
+  const Roofline r104 = make_roofline(work(104e9, 0), 1000.0, p, Peak{});
+  EXPECT_NEAR(r104.percent_of_bound, 104, 1e-9);
+  EXPECT_FALSE(r104.above_peak);
+
+  // The same rule for bandwidth on bytes-only work: G = B / 1e6 GB/s at 1000 us.
+  const Peak w = datasheet(1000, "GB/s", "w");
+  EXPECT_TRUE(make_roofline(work(0, 1.06e9), 1000.0, p, w).above_peak);
+  EXPECT_FALSE(make_roofline(work(0, 1.04e9), 1000.0, p, w).above_peak);
+  // And on the memory roof of FLOP work (intensity 1, bound 1 TFLOP/s).
+  EXPECT_TRUE(make_roofline(work(1.06e9, 1.06e9), 1000.0, p, w).above_peak);
+  EXPECT_FALSE(make_roofline(work(1.04e9, 1.04e9), 1000.0, p, w).above_peak);
+}
+
+TEST(Roofline, FlopsWithoutBytesIsComputeOnly) {
+  const Roofline r = make_roofline(work(1e12, 0), 1e6, datasheet(10, "TFLOP/s", "p"), h200_bw());
+  EXPECT_DOUBLE_EQ(r.intensity_flop_per_byte, 0);  // undefined, reported as 0
+  EXPECT_DOUBLE_EQ(r.bound_tflops, 10);
+  EXPECT_DOUBLE_EQ(r.achieved_tflops, 1.0);  // 1e12 FLOP in 1 s = 1 TFLOP/s
+  EXPECT_NEAR(r.percent_of_bound, 10, 1e-12);
+  expect_all_finite(r);
+}
+
+TEST(Roofline, ZeroNegativeAndNonFiniteMediansNeverDivideByZero) {
+  const Work w = work(2e12, 1e9);
+  for (double t : {0.0, -5.0, std::numeric_limits<double>::quiet_NaN(),
+                   std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+    SCOPED_TRACE(t);
+    const Roofline r = make_roofline(w, t, h200_bf16(), h200_bw());
+    EXPECT_DOUBLE_EQ(r.achieved_tflops, 0);
+    EXPECT_DOUBLE_EQ(r.achieved_gbps, 0);
+    EXPECT_DOUBLE_EQ(r.percent_of_bound, 0);
+    EXPECT_FALSE(r.above_peak);
+    EXPECT_GT(r.bound_tflops, 0);  // the bound does not depend on the time
+    expect_all_finite(r);
+    expect_all_finite(make_roofline(work(0, 1e9), t, h200_bf16(), h200_bw()));
+  }
+  // A denormal median would overflow to inf: reported as 0 and flagged, never inf.
+  const Roofline tiny = make_roofline(w, 1e-320, h200_bf16(), h200_bw());
+  expect_all_finite(tiny);
+  EXPECT_TRUE(tiny.above_peak);
+}
+
+TEST(Roofline, BadWorkAndUnknownPeaks) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_all_finite(make_roofline(work(nan, nan), 10, h200_bf16(), h200_bw()));
+  expect_all_finite(make_roofline(work(-1e9, -1e9), 10, h200_bf16(), h200_bw()));
+  const Roofline empty = make_roofline(work(0, 0), 10, h200_bf16(), h200_bw());
+  EXPECT_DOUBLE_EQ(empty.percent_of_bound, 0);
+  EXPECT_FALSE(empty.above_peak);
+
+  // Unknown compute peak: the memory roof alone bounds FLOP work.
+  Peak unknown;
+  unknown.unit = "TFLOP/s";
+  unknown.basis = "unknown";
+  unknown.source = "Intel Arc A770: XMX rate not verified";
+  const Roofline mem_only = make_roofline(work(1e9, 1e7), 10, unknown, datasheet(1000, "GB/s", "w"));
+  EXPECT_DOUBLE_EQ(mem_only.peak_tflops, 0);
+  EXPECT_DOUBLE_EQ(mem_only.bound_tflops, 100);
+  EXPECT_EQ(mem_only.peak_source, "unknown: Intel Arc A770: XMX rate not verified");
+
+  // Nothing known: no bound, no percent, no flag.
+  const Roofline none = make_roofline(work(1e9, 1e7), 10, unknown, Peak{});
+  EXPECT_DOUBLE_EQ(none.bound_tflops, 0);
+  EXPECT_DOUBLE_EQ(none.percent_of_bound, 0);
+  EXPECT_FALSE(none.above_peak);
+  EXPECT_EQ(roofline_limiter(none), "unknown");
+  EXPECT_EQ(none.bandwidth_source, "unknown");
+  expect_all_finite(none);
+
+  // A peak whose value is not finite is unknown, not propagated.
+  Peak broken = datasheet(std::numeric_limits<double>::infinity(), "TFLOP/s", "x");
+  expect_all_finite(make_roofline(work(1e9, 1e7), 10, broken, broken));
+}
+
+TEST(Roofline, SourcesCarryBasisAndFormula) {
+  Peak est;
+  est.value = 66.9;
+  est.unit = "TFLOP/s";
+  est.basis = "estimated";
+  est.source = "132 SMs x 128 FP32 lanes/SM x 2 FLOP/FMA x 1980 MHz = 66.9 TFLOP/s";
+  const Roofline r = make_roofline(work(1e9, 1e6), 100, est, datasheet(4800, "GB/s", "H200 datasheet"));
+  EXPECT_EQ(r.peak_source, "estimated: " + est.source);
+  EXPECT_EQ(r.bandwidth_source, "datasheet: H200 datasheet");
+}
