@@ -27,6 +27,8 @@ std::string_view to_string(TraceEvent::Kind k) {
       return "sync";
     case TraceEvent::Kind::runtime:
       return "runtime";
+    case TraceEvent::Kind::annotation:
+      return "annotation";
     case TraceEvent::Kind::other:
       return "other";
   }
@@ -58,7 +60,8 @@ bool is_sync_call(std::string_view name) {
 
 namespace {
 TraceEvent::Kind kind_of_category(const std::string& cat, const std::string& name) {
-  if (cat == "cpu_op" || cat == "operator" || cat == "user_annotation") return TraceEvent::Kind::op;
+  if (cat == "cpu_op" || cat == "operator") return TraceEvent::Kind::op;
+  if (cat == "user_annotation") return TraceEvent::Kind::annotation;
   if (cat == "kernel") return TraceEvent::Kind::kernel;
   if (cat == "gpu_memcpy") return TraceEvent::Kind::memcpy;
   if (cat == "gpu_memset") return TraceEvent::Kind::memset;
@@ -103,6 +106,7 @@ std::vector<TraceEvent> parse_chrome_trace(const std::string& text) {
     t.dur_us = number_or(e, "dur", 0);
     if (const auto args = e.find("args"); args != e.end() && args->is_object()) {
       t.bytes = number_or(*args, "bytes", 0);
+      t.correlation = static_cast<int64_t>(number_or(*args, "correlation", -1));
       if (t.kind == TraceEvent::Kind::kernel || t.kind == TraceEvent::Kind::memcpy ||
           t.kind == TraceEvent::Kind::memset) {
         t.device = static_cast<int>(number_or(*args, "device", 0));
@@ -198,7 +202,81 @@ std::map<std::string, std::string> ImplementationTable::identify(const std::vect
   return found;
 }
 
+std::string ImplementationTable::role_of_kernel(const std::string& kernel) const {
+  for (const auto& p : impl_->patterns) {
+    if (!p.match_ops && RE2::PartialMatch(kernel, *p.re)) return p.role;
+  }
+  return {};
+}
+
 std::size_t ImplementationTable::size() const { return impl_->patterns.size(); }
+
+DeviceTimeBreakdown attribute_device_time(const std::vector<TraceEvent>& events,
+                                          const std::function<std::string(const std::string&)>& class_of_annotation,
+                                          const ImplementationTable* implementations) {
+  DeviceTimeBreakdown b;
+  std::map<int64_t, const TraceEvent*> launches;  // correlation -> host runtime call
+  std::vector<const TraceEvent*> annotations;
+  std::vector<std::pair<double, double>> intervals;
+  for (const auto& e : events) {
+    if ((e.kind == TraceEvent::Kind::runtime || e.kind == TraceEvent::Kind::sync) && e.correlation >= 0) {
+      launches[e.correlation] = &e;
+    } else if (e.kind == TraceEvent::Kind::annotation) {
+      annotations.push_back(&e);
+    }
+  }
+  // The innermost annotation containing host time `ts`.
+  auto annotation_at = [&](double ts) -> std::string {
+    const TraceEvent* best = nullptr;
+    for (const auto* a : annotations) {
+      if (ts >= a->ts_us && ts <= a->ts_us + a->dur_us && (!best || a->dur_us < best->dur_us)) best = a;
+    }
+    return best ? best->name : std::string();
+  };
+  for (const auto& e : events) {
+    const bool kernel = e.kind == TraceEvent::Kind::kernel;
+    const bool copy = e.kind == TraceEvent::Kind::memcpy || e.kind == TraceEvent::Kind::memset;
+    if (!kernel && !copy) continue;
+    intervals.emplace_back(e.ts_us, e.ts_us + e.dur_us);
+    std::string cls;
+    if (copy) {
+      cls = "copies";
+      b.copy_us += e.dur_us;
+    } else {
+      ++b.kernels;
+      b.kernel_us += e.dur_us;
+      if (const auto it = launches.find(e.correlation); it != launches.end()) {
+        const std::string ann = annotation_at(it->second->ts_us);
+        if (!ann.empty()) cls = class_of_annotation(ann);
+      }
+      if (cls.empty()) {
+        cls = implementations && implementations->role_of_kernel(e.name) == "gemm" ? "GEMM" : "elementwise";
+      }
+    }
+    b.by_class_us[cls] += e.dur_us;
+  }
+  if (!intervals.empty()) {
+    std::sort(intervals.begin(), intervals.end());
+    b.span_us = 0;
+    double start = intervals.front().first, end = intervals.front().second;
+    const double first = start;
+    double last = end;
+    for (const auto& [s, e] : intervals) {
+      last = std::max(last, e);
+      if (s > end) {
+        b.busy_us += end - start;
+        start = s;
+        end = e;
+      } else {
+        end = std::max(end, e);
+      }
+    }
+    b.busy_us += end - start;
+    b.span_us = last - first;
+    b.idle_fraction = b.span_us > 0 ? std::max(0.0, 1.0 - b.busy_us / b.span_us) : 0;
+  }
+  return b;
+}
 
 // ---------------------------------------------------------------- classification
 

@@ -5,6 +5,8 @@
 // traces recorded on real GPUs (tests/fixtures/traces/).
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,7 +17,7 @@ namespace accel {
 
 /// One profiler event, whatever the backend.
 struct TraceEvent {
-  enum class Kind { op, kernel, memcpy, memset, sync, runtime, other };
+  enum class Kind { op, kernel, memcpy, memset, sync, runtime, annotation, other };
   Kind kind = Kind::other;
   std::string name;
   int device = -1;     ///< device index for device activity, -1 for host
@@ -23,6 +25,7 @@ struct TraceEvent {
   double dur_us = 0;
   double bytes = 0;    ///< memcpy/memset bytes when the profiler reports them
   std::string copy;    ///< "HtoD", "DtoH", "DtoD", "HtoH" for memcpy
+  int64_t correlation = -1;  ///< links a device activity to the host call that launched it
 };
 
 std::string_view to_string(TraceEvent::Kind k);
@@ -53,6 +56,8 @@ class ImplementationTable {
   /// role -> implementation for every pattern matched by the kernels and
   /// ops in `events` (first match per role, in file order).
   std::map<std::string, std::string> identify(const std::vector<TraceEvent>& events) const;
+  /// The role ("gemm", "conv", ...) whose kernel pattern matches `kernel`, or "".
+  std::string role_of_kernel(const std::string& kernel) const;
   std::size_t size() const;
 
  private:
@@ -64,6 +69,27 @@ class ImplementationTable {
 /// event named after each part at its first timestamp. Parts that are not
 /// valid traces are skipped. Returns the merged JSON text.
 std::string merge_chrome_traces(const std::vector<std::pair<std::string, std::string>>& named_parts);
+
+/// Device time of a workload split by what the code was doing, from user
+/// annotations (record_function ranges named "<prefix>::<class>") and
+/// kernel names. Kernels are tied to the host call that launched them by
+/// correlation id, and that call to the innermost enclosing annotation.
+struct DeviceTimeBreakdown {
+  std::map<std::string, double> by_class_us;  ///< class -> device µs
+  double kernel_us = 0;                      ///< sum of kernel durations
+  double copy_us = 0;
+  int kernels = 0;
+  double span_us = 0;           ///< first device activity start to last end
+  double busy_us = 0;           ///< union of device activity intervals
+  double idle_fraction = 0;     ///< 1 - busy / span
+};
+
+/// `class_of_annotation` maps an annotation name to a class ("" = ignore
+/// it); kernels under no annotation are "GEMM" when `implementations` names
+/// them a GEMM, else "elementwise"; copies are "copies".
+DeviceTimeBreakdown attribute_device_time(const std::vector<TraceEvent>& events,
+                                          const std::function<std::string(const std::string&)>& class_of_annotation,
+                                          const ImplementationTable* implementations);
 
 struct ClassifyOptions {
   bool target_is_host = false;     ///< the check ran on the CPU

@@ -1,4 +1,5 @@
 #include "engine/bench.hpp"
+#include "engine/bench_ceilings.hpp"
 
 #include <ATen/Context.h>
 
@@ -403,6 +404,39 @@ class BenchSuite final : public WorkerSuite {
 };
 
 }  // namespace
+
+Result measure_gemm_ceiling(const c10::Device& device, const std::string& dtype, int64_t n, bool quick) {
+  Result r;
+  r.kind = "bench";
+  r.category = "gemm";
+  r.name = "square";
+  r.dtype = dtype;
+  r.shape = fmt::format("{}x{}x{}", n, n, n);
+  r.key = fmt::format("bench/{}/gemm/square/{}/{}", device_type_of(device.str()), dtype, r.shape);
+  r.device = device.str();
+  BenchCtx ctx;
+  ctx.device = device;
+  ctx.quick = quick;
+  ctx.timer = quick ? TimerOptions::bench_quick() : TimerOptions::bench();
+  run_gemm(r, ctx, dtype, false, n, n, n);
+  return r;
+}
+
+Result measure_copy_ceiling(const c10::Device& device, bool quick) {
+  Result r;
+  r.kind = "bench";
+  r.category = "memory";
+  r.name = "copy";
+  r.dtype = "fp32";
+  r.key = fmt::format("bench/{}/memory/copy/fp32/rotating", device_type_of(device.str()));
+  r.device = device.str();
+  BenchCtx ctx;
+  ctx.device = device;
+  ctx.quick = quick;
+  ctx.timer = quick ? TimerOptions::bench_quick() : TimerOptions::bench();
+  run_memory(r, ctx, "copy");
+  return r;
+}
 
 std::unique_ptr<WorkerSuite> make_bench_suite(const json& job) { return std::make_unique<BenchSuite>(job); }
 

@@ -34,7 +34,7 @@ double start_us(const ta::KinetoEvent& e) {
 
 /// Events from the in-memory list, for builds that cannot write a trace.
 /// activityType() is libkineto's ActivityType; its first values have been
-/// stable since torch 1.8: CPU_OP=0, GPU_MEMCPY=3, GPU_MEMSET=4,
+/// stable since torch 1.8: CPU_OP=0, USER_ANNOTATION=1, GPU_MEMCPY=3, GPU_MEMSET=4,
 /// CONCURRENT_KERNEL=5, CUDA_RUNTIME=7, CUDA_DRIVER=8.
 std::vector<TraceEvent> events_from_list(const ta::ProfilerResult& result) {
   std::vector<TraceEvent> out;
@@ -46,6 +46,9 @@ std::vector<TraceEvent> events_from_list(const ta::ProfilerResult& result) {
     switch (e.activityType()) {
       case 0:
         t.kind = TraceEvent::Kind::op;
+        break;
+      case 1:
+        t.kind = TraceEvent::Kind::annotation;
         break;
       case 3:
         t.kind = TraceEvent::Kind::memcpy;
@@ -65,7 +68,8 @@ std::vector<TraceEvent> events_from_list(const ta::ProfilerResult& result) {
       default:
         continue;
     }
-    if (t.kind != TraceEvent::Kind::op) t.device = e.deviceIndex();
+    if (t.kind != TraceEvent::Kind::op && t.kind != TraceEvent::Kind::annotation) t.device = e.deviceIndex();
+    t.correlation = static_cast<int64_t>(e.correlationId());
     out.push_back(std::move(t));
   }
   return out;

@@ -42,6 +42,25 @@ double sample_events(const c10::Device& device, const std::function<void()>& fn,
 #endif
 }  // namespace
 
+std::vector<double> time_each(const c10::Device& device, int n, const std::function<void(int)>& fn,
+                              bool use_events) {
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(std::max(n, 0)));
+  const bool events = use_events && has_timing_events(device);
+  for (int i = 0; i < n; ++i) {
+    auto once = [&] { fn(i); };
+#if ACCEL_TORCH_AT_LEAST(2, 5)
+    if (events) {
+      out.push_back(sample_events(device, once, 1));
+      continue;
+    }
+#endif
+    (void)events;
+    out.push_back(sample_host(device, once, 1));
+  }
+  return out;
+}
+
 TimerOptions TimerOptions::quick() {
   TimerOptions o;
   o.min_samples = 3;

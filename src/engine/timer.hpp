@@ -37,6 +37,12 @@ struct TimerOptions {
   static TimerOptions bench_quick();
 };
 
+/// Times each of `n` calls of `fn(i)` on its own (device events, or a host
+/// clock with a synchronisation on both sides): per-call µs, for latency
+/// distributions of sequential steps (decode tokens). Same clocks as time_op.
+std::vector<double> time_each(const c10::Device& device, int n, const std::function<void(int)>& fn,
+                              bool use_events = true);
+
 /// Times `fn` on `device`. `fn` must queue the whole operation (it may return
 /// before the device finishes). Throws whatever `fn` throws.
 Timing time_op(const c10::Device& device, const std::function<void()>& fn,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -203,6 +204,47 @@ std::string render_bench_table(const std::vector<Result>& results, const Console
                          r.status == Status::ok ? dim(fit(note, static_cast<std::size_t>(note_w)), style)
                                                 : colorize_status(r.status, fit(note, static_cast<std::size_t>(note_w)), style));
     }
+  }
+  return out;
+}
+
+std::string render_llm_table(const std::vector<Result>& results, const ConsoleStyle& style) {
+  std::string out;
+  auto metric = [](const Result& r, const char* k) -> std::optional<double> {
+    const auto it = r.metrics.find(k);
+    if (it == r.metrics.end()) return std::nullopt;
+    return it->second;
+  };
+  const int test_w = 18, preset_w = 14, dtype_w = 5, dev_w = 7, rate_w = 14, lat_w = 18, roof_w = 10, sp_w = 9;
+  const int fixed = test_w + preset_w + dtype_w + dev_w + rate_w + lat_w + roof_w + sp_w + 9;
+  const int note_w = std::max(10, style.width - fixed);
+  out += bold(fmt::format("{} {} {} {} {} {} {} {} {}", pad("test", test_w), pad("model", preset_w), pad("dtype", dtype_w),
+                          pad("device", dev_w), rpad("tokens/s", rate_w), rpad("latency", lat_w),
+                          rpad("roofline", roof_w), rpad("vs CPU", sp_w), "note"),
+              style) +
+         "\n";
+  for (const auto& r : results) {
+    std::string rate = "-", lat = "-", roof = "-";
+    if (auto v = metric(r, "tokens_per_s")) rate = format_sig3(*v);
+    if (auto v = metric(r, "ttft_ms")) lat = "TTFT " + format_us(*v * 1000);
+    if (auto v = metric(r, "token_latency_p50_ms")) {
+      lat = fmt::format("p50 {} p90 {}", format_us(*v * 1000), format_us(metric(r, "token_latency_p90_ms").value_or(0) * 1000));
+    }
+    if (auto v = metric(r, "decode_roofline_pct")) roof = fmt::format("{:.0f}% BW", *v);
+    if (auto v = metric(r, "prefill_roofline_pct")) roof = fmt::format("{:.0f}% GEMM", *v);
+    std::string note;
+    if (r.status != Status::ok) {
+      note = std::string(to_string(r.status)) + ": " + r.reason;
+    } else if (r.accuracy) {
+      note = r.accuracy->detail;
+    } else if (r.evidence.contains("bottleneck")) {
+      note = r.evidence["bottleneck"].get<std::string>();
+    }
+    out += fmt::format("{} {} {} {} {} {} {} {} {}\n", pad(r.name, test_w), pad(r.category, preset_w), pad(r.dtype, dtype_w),
+                       pad(r.device, dev_w), rpad(rate, rate_w), rpad(lat, lat_w), rpad(roof, roof_w),
+                       rpad(r.speedup ? format_ratio(*r.speedup) : "-", sp_w),
+                       r.status == Status::ok ? dim(fit(note, static_cast<std::size_t>(note_w)), style)
+                                              : colorize_status(r.status, fit(note, static_cast<std::size_t>(note_w)), style));
   }
   return out;
 }

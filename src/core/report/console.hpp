@@ -29,6 +29,9 @@ std::string checks_summary_line(const std::vector<Result>& results, const std::s
 /// Benchmarks as a table grouped by category (gemm, memory, transfer, launch).
 std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style);
 
+/// LLM workload rows: tokens/s, latency, roofline, speed-up, bottleneck.
+std::string render_llm_table(const std::vector<Result>& results, const ConsoleStyle& style);
+
 /// Each check that did not pass, with its message, cause and fix.
 std::string render_check_problems(const std::vector<Result>& results, const ConsoleStyle& style);
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,18 @@ struct MemoryStats {
   std::optional<std::uint64_t> total_bytes;
 };
 
+/// A captured sequence of device work replayed without host launches
+/// (CUDA/HIP graphs).
+class GraphReplay {
+ public:
+  virtual ~GraphReplay() = default;
+  /// Captures what `fn` queues (after a few warm-up runs on a side stream).
+  /// Throws when capture fails (an op that syncs or allocates dynamically).
+  virtual void capture(const std::function<void()>& fn) = 0;
+  /// Queues the captured work on the current stream.
+  virtual void replay() = 0;
+};
+
 class AcceleratorBackend {
  public:
   virtual ~AcceleratorBackend() = default;
@@ -34,6 +48,10 @@ class AcceleratorBackend {
   virtual DeviceInfo describe(int index) const = 0;
   virtual std::optional<MemoryStats> memory(int index) const = 0;
   virtual void reset_peak_memory(int index) const = 0;
+  /// Returns cached, unused device memory to the driver (after an OOM).
+  virtual void empty_cache() const = 0;
+  /// A graph for device `index`, or nullptr when the backend has none.
+  virtual std::unique_ptr<GraphReplay> make_graph(int index) const = 0;
 };
 
 /// The accelerator backend of this build, or nullptr for a CPU-only torch.

@@ -7,9 +7,13 @@
 
 #if defined(ACCEL_WITH_ROCM)
 #include <ATen/hip/HIPContext.h>
+#include <ATen/hip/HIPGraph.h>
 #else
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGraph.h>
 #endif
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 
 #include <fmt/format.h>
 
@@ -18,6 +22,37 @@
 namespace accel::engine {
 
 namespace {
+
+class CudaGraphReplay final : public GraphReplay {
+ public:
+  explicit CudaGraphReplay(int index) : index_(static_cast<c10::DeviceIndex>(index)) {}
+
+  void capture(const std::function<void()>& fn) override {
+    const c10::cuda::CUDAGuard device_guard(index_);
+    // Capture must happen on a side stream; warm up there first so lazy
+    // initialisation (handles, workspaces) stays out of the graph.
+    c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, index_);
+    side.wait(c10::cuda::getCurrentCUDAStream(index_));
+    {
+      const c10::cuda::CUDAStreamGuard stream_guard(side);
+      for (int i = 0; i < 3; ++i) fn();
+      side.synchronize();
+      graph_.capture_begin();
+      fn();
+      graph_.capture_end();
+    }
+    side.synchronize();
+  }
+
+  void replay() override {
+    const c10::cuda::CUDAGuard device_guard(index_);
+    graph_.replay();
+  }
+
+ private:
+  c10::DeviceIndex index_;
+  at::cuda::CUDAGraph graph_;
+};
 
 class CudaBackend final : public AcceleratorBackend {
  public:
@@ -76,6 +111,12 @@ class CudaBackend final : public AcceleratorBackend {
     } catch (const std::exception&) {
       return std::nullopt;
     }
+  }
+
+  void empty_cache() const override { c10::cuda::CUDACachingAllocator::emptyCache(); }
+
+  std::unique_ptr<GraphReplay> make_graph(int index) const override {
+    return std::make_unique<CudaGraphReplay>(index);
   }
 
   void reset_peak_memory(int index) const override {

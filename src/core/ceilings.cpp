@@ -1,0 +1,120 @@
+#include "core/ceilings.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/roofline.hpp"
+
+namespace accel {
+
+namespace {
+const GpuHardware* hardware_for(const Environment& env, const DeviceInfo& d) {
+  for (const auto& g : env.gpus) {
+    if (!d.pci_bus_id.empty() && g.pci_address.size() >= 7 && d.pci_bus_id.size() >= 7 &&
+        g.pci_address.substr(g.pci_address.size() - 7) == d.pci_bus_id.substr(d.pci_bus_id.size() - 7)) {
+      return &g;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<double> json_number(const json& j, const char* key) {
+  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  return std::nullopt;
+}
+}  // namespace
+
+std::string peak_dtype_for(const Result& r) {
+  const std::string dt = normalize_peak_dtype(r.dtype);
+  if (dt == "fp32" && r.kind == "check" && r.category == "conv" && r.device.rfind("cuda", 0) == 0) return "tf32";
+  return dt;
+}
+
+std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::vector<Result>& results,
+                                           const std::vector<Result>& measured, const GpuPeakTable* table) {
+  std::vector<std::string> devices;
+  for (const auto& r : results) {
+    if (!r.device.empty() && std::find(devices.begin(), devices.end(), r.device) == devices.end()) {
+      devices.push_back(r.device);
+    }
+  }
+  static const char* kDtypes[] = {"fp32", "tf32", "fp16", "bf16", "int8", "fp64"};
+  std::vector<DeviceCeilings> out;
+  for (const auto& dev : devices) {
+    DeviceCeilings c;
+    c.device = dev;
+    if (dev == "cpu") {
+      CpuProperties cpu;
+      cpu.model = env.host.cpu_model;
+      cpu.arch = env.host.arch;
+      cpu.physical_cores = env.host.physical_cores ? env.host.physical_cores : env.host.logical_cores;
+      cpu.max_clock_mhz = env.host.cpu_max_mhz;
+      cpu.simd = env.host.simd;
+      for (const char* dt : kDtypes) c.compute[dt] = compute_peak(cpu, dt);
+      c.datasheet_bandwidth.basis = "unknown";
+      c.datasheet_bandwidth.unit = "GB/s";
+      c.datasheet_bandwidth.source = "no datasheet figure for CPU memory bandwidth; see the measured copy";
+    } else {
+      const DeviceInfo* info = nullptr;
+      for (const auto& d : env.devices) {
+        if (d.id == dev) info = &d;
+      }
+      GpuProperties gpu;
+      if (info) {
+        gpu.name = info->name;
+        gpu.vendor = info->vendor;
+        gpu.arch = info->arch;
+        gpu.multiprocessors = info->multiprocessors;
+        if (info->total_memory_bytes) gpu.memory_bytes = static_cast<double>(*info->total_memory_bytes);
+        if (const auto* hw = hardware_for(env, *info)) {
+          if (hw->vendor_info.contains("nvml")) {
+            gpu.max_clock_mhz = json_number(hw->vendor_info["nvml"], "max_clock_sm_mhz");
+            gpu.memory_clock_mhz = json_number(hw->vendor_info["nvml"], "max_clock_mem_mhz");
+          }
+        }
+      }
+      for (const char* dt : kDtypes) {
+        Peak p = table ? device_compute_peak(*table, gpu, dt) : compute_peak(gpu, dt);
+        // Boosting cards run above the clock the datasheet assumes: scale.
+        if (p.known() && p.basis == "datasheet" && p.clock_mhz > 0 && gpu.max_clock_mhz &&
+            *gpu.max_clock_mhz > p.clock_mhz * 1.02) {
+          p = scale_peak_to_clock(p, *gpu.max_clock_mhz);
+        }
+        c.compute[dt] = p;
+      }
+      c.datasheet_bandwidth = table ? device_bandwidth_peak(*table, gpu) : memory_bandwidth_peak(gpu);
+    }
+    for (const auto& m : measured) {
+      if (m.device == dev && m.kind == "bench" && m.category == "memory" && m.name == "copy" &&
+          m.status == Status::ok && m.metrics.count("gbps")) {
+        c.measured_bandwidth = measured_peak(m.metrics.at("gbps"), "GB/s",
+                                             fmt::format("device copy measured in this run ({})", m.key));
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCeilings>& ceilings) {
+  for (auto& r : results) {
+    if (r.status != Status::ok || !r.timing || r.timing->median_us <= 0) continue;
+    if (r.work.flops <= 0 && r.work.bytes <= 0) continue;
+    if (r.kind == "bench" && (r.category == "transfer" || r.category == "launch")) continue;
+    const DeviceCeilings* c = nullptr;
+    for (const auto& dc : ceilings) {
+      if (dc.device == r.device) c = &dc;
+    }
+    if (!c) continue;
+    Peak compute;
+    compute.basis = "unknown";
+    const std::string dt = peak_dtype_for(r);
+    if (const auto it = c->compute.find(dt); it != c->compute.end()) compute = it->second;
+    const bool use_measured = r.kind != "bench" && c->measured_bandwidth;
+    const Peak& bandwidth = use_measured ? *c->measured_bandwidth : c->datasheet_bandwidth;
+    r.roofline = make_roofline(r.work, r.timing->median_us, compute, bandwidth);
+  }
+}
+
+}  // namespace accel

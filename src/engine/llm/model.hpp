@@ -1,0 +1,124 @@
+// A Llama-family decoder built from ATen ops: RMSNorm, rotary embedding,
+// grouped-query attention (SDPA where the torch version has it, or an
+// explicit matmul-softmax path), SwiGLU MLP, and a preallocated KV cache.
+// Shapes follow Hugging Face's LlamaForCausalLM / Qwen2ForCausalLM so real
+// checkpoints load (engine/llm/weights.cpp). Engine-internal (torch types).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "engine/torch_util.hpp"
+
+namespace accel::engine::llm {
+
+/// Llama 3 "llama3" rope scaling (Llama 3.1/3.2 configs).
+struct RopeScaling {
+  double factor = 8.0;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  int64_t original_max_position = 8192;
+};
+
+struct LlamaConfig {
+  std::string name;
+  int64_t vocab = 0;
+  int64_t hidden = 0;
+  int64_t intermediate = 0;
+  int64_t layers = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;
+  double rope_theta = 10000.0;
+  double rms_eps = 1e-5;
+  bool tie_embeddings = false;
+  bool qkv_bias = false;  ///< Qwen2 has biases on q/k/v projections
+  int64_t max_position = 4096;
+  std::optional<RopeScaling> rope_scaling;
+
+  /// Parameters (embedding and lm_head counted once when tied).
+  double parameters() const;
+  /// Bytes of weights one decode step reads: every layer's matrices and
+  /// norms, the final norm, and the lm_head (one embedding row is negligible).
+  double decode_weight_bytes(double elem_bytes) const;
+  /// FLOPs of a forward pass over `tokens` new tokens with `context`
+  /// tokens before them: 2 x matrix parameters per token plus attention
+  /// (QK^T and PV: 4 x heads x head_dim x attended positions per token).
+  double forward_flops(int64_t tokens, int64_t context) const;
+};
+
+/// Presets with the published shapes of real models (config.json of each
+/// model on the Hugging Face hub), plus `tiny` for tests.
+LlamaConfig preset(const std::string& name);
+std::vector<std::string> preset_names();
+/// Reads a Hugging Face config.json (LlamaForCausalLM, Qwen2ForCausalLM).
+/// Throws std::runtime_error naming the missing or unsupported field.
+LlamaConfig config_from_hf(const json& config, const std::string& name);
+
+struct LayerWeights {
+  at::Tensor attn_norm, wq, wk, wv, wo, bq, bk, bv;  // biases undefined unless qkv_bias
+  at::Tensor mlp_norm, w_gate, w_up, w_down;
+};
+
+struct Weights {
+  at::Tensor embed;       ///< [vocab, hidden]
+  at::Tensor final_norm;  ///< [hidden]
+  at::Tensor lm_head;     ///< [vocab, hidden] (the embedding when tied)
+  std::vector<LayerWeights> layers;
+};
+
+/// Random weights (normal, std 0.02 as HF initialises; norms at 1) on `device`.
+Weights random_weights(const LlamaConfig& cfg, const c10::Device& device, at::ScalarType dtype, uint64_t seed);
+
+/// The KV cache: per layer K and V of [batch, kv_heads, max_seq, head_dim].
+struct KVCache {
+  std::vector<at::Tensor> k, v;
+  int64_t batch = 0;
+  int64_t max_seq = 0;
+  double bytes() const;
+};
+KVCache make_cache(const LlamaConfig& cfg, int64_t batch, int64_t max_seq, const c10::Device& device,
+                   at::ScalarType dtype);
+
+enum class Attention { sdpa, math };
+
+class Model {
+ public:
+  Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::Device& device, at::ScalarType dtype);
+
+  /// Runs `tokens` [B, T] (int64, on the device) at positions [pos, pos+T),
+  /// writing their K/V into `cache`. Returns logits [B, T, vocab] in fp32,
+  /// or [B, 1, vocab] for the last position when `last_only`.
+  at::Tensor forward(const at::Tensor& tokens, int64_t pos, KVCache& cache, bool last_only) const;
+
+  /// One greedy decode step with no host synchronisation and static shapes,
+  /// so it can be captured in a graph: reads token [B, 1] and position
+  /// `pos` (int64 [1], on the device), attends over the whole cache with a
+  /// mask, writes the next token into `token` and increments `pos`.
+  void decode_step_static(at::Tensor& token, at::Tensor& pos, KVCache& cache) const;
+
+  const LlamaConfig& config() const { return cfg_; }
+  Attention attention() const { return attention_; }
+  at::ScalarType dtype() const { return dtype_; }
+
+ private:
+  at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                    bool causal) const;
+  at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& w) const;
+  at::Tensor rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
+  at::Tensor mlp(const LayerWeights& l, const at::Tensor& x) const;
+
+  LlamaConfig cfg_;
+  Weights w_;
+  Attention attention_;
+  c10::Device device_;
+  at::ScalarType dtype_;
+  at::Tensor cos_, sin_;  ///< [max_position, head_dim / 2] in `dtype_`
+};
+
+/// Whether this torch has at::scaled_dot_product_attention (torch >= 2.0).
+bool has_sdpa();
+
+}  // namespace accel::engine::llm
