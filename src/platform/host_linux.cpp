@@ -1,0 +1,160 @@
+// probe_host on Linux: /etc/os-release, /proc/sys/kernel, uname(2),
+// /proc/cpuinfo, /proc/meminfo, /sys/devices/system/cpu/*/cpufreq.
+#if defined(__linux__)
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "platform/detail.hpp"
+
+namespace accel::platform {
+
+using namespace detail;
+
+namespace {
+
+void probe_os(const ProbeRoots& roots, HostInfo& h) {
+  std::string err;
+  const auto text = read_text(join(roots.etc, "os-release"), &err);
+  if (!text) {
+    h.not_collected["os"] = err;
+    return;
+  }
+  const auto kv = parse_os_release(*text);
+  if (auto it = kv.find("PRETTY_NAME"); it != kv.end() && !it->second.empty()) {
+    h.os = it->second;
+  } else if (auto name = kv.find("NAME"); name != kv.end()) {
+    const auto ver = kv.find("VERSION");
+    h.os = name->second + (ver == kv.end() ? "" : " " + ver->second);
+  } else {
+    h.not_collected["os"] = join(roots.etc, "os-release") + " has neither PRETTY_NAME nor NAME";
+  }
+}
+
+void probe_kernel(const ProbeRoots& roots, HostInfo& h) {
+  // The recorded-tree form first (injectable), then uname(2) for the live system.
+  const auto ostype = read_line(join(roots.proc, "sys/kernel/ostype"));
+  const auto release = read_line(join(roots.proc, "sys/kernel/osrelease"));
+  const auto hostname = read_line(join(roots.proc, "sys/kernel/hostname"));
+  struct utsname u {};
+  const bool have_uname = uname(&u) == 0;
+  if (ostype && release) {
+    h.kernel = *ostype + " " + *release;
+  } else if (have_uname) {
+    h.kernel = std::string(u.sysname) + " " + u.release;
+  } else {
+    h.not_collected["kernel"] = "neither /proc/sys/kernel/osrelease nor uname(2) answered";
+  }
+  if (hostname) {
+    h.hostname = *hostname;
+  } else if (have_uname) {
+    h.hostname = u.nodename;
+  } else {
+    h.not_collected["hostname"] = "uname(2) failed";
+  }
+  if (have_uname) {
+    h.arch = u.machine;
+  } else {
+    h.not_collected["arch"] = "uname(2) failed";
+  }
+}
+
+void probe_cpu(const ProbeRoots& roots, HostInfo& h) {
+  std::string err;
+  const auto text = read_text(join(roots.proc, "cpuinfo"), &err);
+  if (!text) {
+    for (const char* f : {"cpu_model", "logical_cores", "physical_cores", "simd"}) h.not_collected[f] = err;
+    return;
+  }
+  const CpuInfoSummary c = parse_cpuinfo(*text);
+  if (!c.model.empty()) {
+    h.cpu_model = c.model;
+  } else {
+    h.not_collected["cpu_model"] = "no model name in " + join(roots.proc, "cpuinfo");
+  }
+  if (c.logical > 0) {
+    h.logical_cores = c.logical;
+  } else {
+    h.not_collected["logical_cores"] = "no processor entries in " + join(roots.proc, "cpuinfo");
+  }
+  if (c.physical) {
+    h.physical_cores = *c.physical;
+  } else {
+    h.not_collected["physical_cores"] = "no core id entries in " + join(roots.proc, "cpuinfo");
+  }
+  h.simd = simd_flags_of_interest(c.flags);
+  if (c.flags.empty()) {
+    h.not_collected["simd"] = "no flags/Features line in " + join(roots.proc, "cpuinfo");
+  } else if (h.simd.empty()) {
+    h.not_collected["simd"] = "none of the SIMD extensions accel-doctor looks for";
+  }
+}
+
+void probe_memory(const ProbeRoots& roots, HostInfo& h) {
+  std::string err;
+  const auto text = read_text(join(roots.proc, "meminfo"), &err);
+  if (!text) {
+    h.not_collected["memory_total_bytes"] = err;
+    h.not_collected["memory_available_bytes"] = err;
+    return;
+  }
+  h.memory_total_bytes = meminfo_bytes(*text, "MemTotal");
+  if (!h.memory_total_bytes) h.not_collected["memory_total_bytes"] = "no MemTotal in meminfo";
+  h.memory_available_bytes = meminfo_bytes(*text, "MemAvailable");
+  if (!h.memory_available_bytes) h.not_collected["memory_available_bytes"] = "no MemAvailable in meminfo";
+}
+
+void probe_frequency(const ProbeRoots& roots, HostInfo& h) {
+  // cpuinfo_max_freq is in kHz (Documentation/admin-guide/pm/cpufreq.rst).
+  // Take the highest over all CPUs: hybrid parts have different maxima.
+  const std::string cpu_dir = join(roots.sys, "devices/system/cpu");
+  std::optional<std::uint64_t> max_khz;
+  std::string governor;
+  for (const auto& name : list_dir(cpu_dir)) {
+    if (!starts_with(name, "cpu") || name.size() < 4 || !std::isdigit(static_cast<unsigned char>(name[3])))
+      continue;
+    const std::string freq = join(join(cpu_dir, name), "cpufreq");
+    if (const auto line = read_line(join(freq, "cpuinfo_max_freq"))) {
+      if (const auto khz = parse_uint(*line, 10)) max_khz = std::max(max_khz.value_or(0), *khz);
+    }
+    if (governor.empty()) {
+      if (const auto g = read_line(join(freq, "scaling_governor"))) governor = *g;
+    }
+  }
+  const std::string why_none = fmt::format(
+      "no cpufreq in {}/cpu*/cpufreq (virtual machine, container without it, or no cpufreq driver)", cpu_dir);
+  if (max_khz) {
+    h.cpu_max_mhz = static_cast<double>(*max_khz) / 1000.0;
+  } else {
+    h.not_collected["cpu_max_mhz"] = why_none;
+  }
+  if (!governor.empty()) {
+    h.cpu_governor = governor;
+  } else {
+    h.not_collected["cpu_governor"] = why_none;
+  }
+}
+
+}  // namespace
+
+HostInfo probe_host(const ProbeRoots& roots) {
+  HostInfo h;
+  try {
+    probe_os(roots, h);
+    probe_kernel(roots, h);
+    probe_cpu(roots, h);
+    probe_memory(roots, h);
+    probe_frequency(roots, h);
+  } catch (const std::exception& e) {
+    h.not_collected["host"] = std::string("probe failed: ") + e.what();
+  }
+  return h;
+}
+
+}  // namespace accel::platform
+
+#endif  // __linux__

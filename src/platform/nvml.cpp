@@ -1,0 +1,383 @@
+// NVIDIA's management library (NVML), opened at run time: no build-time SDK.
+// The few types and entry points used are declared here, copied in meaning
+// from nvml.h (CUDA toolkit / NVML API reference, "Device Queries"); only
+// stable, versioned entry points (_v2, _v3) and plain-old-data structs whose
+// layout has not changed since their introduction.
+#if defined(_WIN32)
+#include <process.h>
+#define ACCEL_GETPID _getpid
+#else
+#include <unistd.h>
+#define ACCEL_GETPID getpid
+#endif
+
+#include <fmt/format.h>
+
+#include "platform/detail.hpp"
+
+namespace accel::platform::detail {
+
+namespace {
+
+// ---- from nvml.h
+using nvmlReturn_t = int;  // enum nvmlReturn_enum; 0 = NVML_SUCCESS
+constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
+using nvmlDevice_t = struct nvmlDevice_st*;
+constexpr int NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2;  // nvmlClockType_t
+constexpr int NVML_TEMPERATURE_GPU = 0;                                        // nvmlTemperatureSensors_t
+
+// nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3.
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;     // (device id << 16) | vendor id
+  unsigned int pciSubSystemId;  // (subsystem device << 16) | subsystem vendor
+  char busId[32];               // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE, "00000000:19:00.0"
+};
+// nvmlMemory_t (v1): bytes.
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+// nvmlUtilization_t: percent of the last sample period (1/6 s to 1 s).
+struct nvmlUtilization_t {
+  unsigned int gpu;
+  unsigned int memory;
+};
+// nvmlProcessInfo_v1_t, filled by the unversioned nvmlDeviceGetComputeRunningProcesses.
+struct nvmlProcessInfo_v1_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+};
+
+using InitFn = nvmlReturn_t (*)();
+using ShutdownFn = nvmlReturn_t (*)();
+using ErrorStringFn = const char* (*)(nvmlReturn_t);
+using DriverVersionFn = nvmlReturn_t (*)(char*, unsigned int);
+using CountFn = nvmlReturn_t (*)(unsigned int*);
+using HandleFn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
+using NameFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);
+using PciFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
+using MemFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
+using CcFn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
+using ClockFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*);
+using UtilFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
+using ProcFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, void*);
+using UintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using IntFn = nvmlReturn_t (*)(nvmlDevice_t, int*);
+using TempFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*);
+using U64Fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+
+std::vector<std::string> nvml_library_names() {
+#if defined(_WIN32)
+  return {"nvml.dll", "C:\\Windows\\System32\\nvml.dll"};
+#else
+  return {"libnvidia-ml.so.1"};
+#endif
+}
+
+/// NVML opened and initialised for the lifetime of one probe.
+class Nvml {
+ public:
+  Nvml() {
+    lib_ = DynLib::open(nvml_library_names());
+    if (!lib_) {
+      error_ = fmt::format("{} not found: {}", nvml_library_names().front(), lib_.error);
+      return;
+    }
+    error_string_ = fn<ErrorStringFn>("nvmlErrorString");
+    auto init = fn<InitFn>("nvmlInit_v2");
+    if (!init) {
+      error_ = "nvmlInit_v2 missing from " + lib_.name;
+      return;
+    }
+    const nvmlReturn_t r = init();
+    if (r != NVML_SUCCESS) {
+      error_ = "nvmlInit_v2 failed: " + describe(r);
+      return;
+    }
+    ok_ = true;
+  }
+  ~Nvml() {
+    if (ok_) {
+      if (auto shutdown = fn<ShutdownFn>("nvmlShutdown")) shutdown();
+    }
+  }
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool ok() const { return ok_; }
+  const std::string& error() const { return error_; }
+
+  template <typename F>
+  F fn(const char* name) const {
+    return reinterpret_cast<F>(lib_.sym(name));
+  }
+  std::string describe(nvmlReturn_t r) const {
+    const char* s = error_string_ ? error_string_(r) : nullptr;
+    return fmt::format("{} ({})", r, s ? s : "NVML error");
+  }
+
+ private:
+  DynLib lib_;
+  ErrorStringFn error_string_ = nullptr;
+  bool ok_ = false;
+  std::string error_;
+};
+
+std::string bus_id_to_sysfs(const char* bus_id) {
+  const auto a = parse_pci_address(bus_id);
+  return a ? a->str() : std::string(bus_id);
+}
+
+/// Reads one device into `g`; failures of single queries go into `g.not_collected`.
+void fill_device(const Nvml& nvml, nvmlDevice_t dev, GpuHardware& g) {
+  json info = g.vendor_info.value("nvml", json::object());
+  auto note = [&](const char* field, nvmlReturn_t r) {
+    g.not_collected["nvml." + std::string(field)] = nvml.describe(r);
+  };
+  auto missing = [&](const char* field, const char* symbol) {
+    g.not_collected["nvml." + std::string(field)] = std::string(symbol) + " not in this NVML";
+  };
+
+  if (auto f = nvml.fn<NameFn>("nvmlDeviceGetName")) {
+    char name[96] = {0};  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+    if (const auto r = f(dev, name, sizeof name); r == NVML_SUCCESS) {
+      g.name = name;
+      g.not_collected.erase("name");
+    } else {
+      note("name", r);
+    }
+  }
+  if (auto f = nvml.fn<CcFn>("nvmlDeviceGetCudaComputeCapability")) {
+    int major = 0, minor = 0;
+    if (const auto r = f(dev, &major, &minor); r == NVML_SUCCESS) {
+      g.compute_capability = fmt::format("{}.{}", major, minor);
+    } else {
+      note("compute_capability", r);
+    }
+  } else {
+    missing("compute_capability", "nvmlDeviceGetCudaComputeCapability");
+  }
+  if (auto f = nvml.fn<MemFn>("nvmlDeviceGetMemoryInfo")) {
+    nvmlMemory_t m{};
+    if (const auto r = f(dev, &m); r == NVML_SUCCESS) {
+      g.vram_bytes = m.total;
+      g.not_collected.erase("vram_bytes");
+      info["memory_total_bytes"] = m.total;
+      info["memory_used_bytes"] = m.used;
+      info["memory_free_bytes"] = m.free;
+    } else {
+      note("memory", r);
+    }
+  }
+  // Clocks in MHz: current and maximum, SM and memory.
+  const auto clock = nvml.fn<ClockFn>("nvmlDeviceGetClockInfo");
+  const auto max_clock = nvml.fn<ClockFn>("nvmlDeviceGetMaxClockInfo");
+  for (const auto& [key, type] : {std::pair<const char*, int>{"sm", NVML_CLOCK_SM},
+                                  {"mem", NVML_CLOCK_MEM},
+                                  {"graphics", NVML_CLOCK_GRAPHICS}}) {
+    unsigned int mhz = 0;
+    if (clock) {
+      if (const auto r = clock(dev, type, &mhz); r == NVML_SUCCESS)
+        info[fmt::format("clock_{}_mhz", key)] = mhz;
+    }
+    if (max_clock) {
+      if (const auto r = max_clock(dev, type, &mhz); r == NVML_SUCCESS) {
+        info[fmt::format("max_clock_{}_mhz", key)] = mhz;
+      }
+    }
+  }
+  if (auto f = nvml.fn<UtilFn>("nvmlDeviceGetUtilizationRates")) {
+    nvmlUtilization_t u{};
+    if (const auto r = f(dev, &u); r == NVML_SUCCESS) {
+      info["utilization_gpu_percent"] = u.gpu;
+      info["utilization_memory_percent"] = u.memory;
+    } else {
+      note("utilization", r);
+    }
+  }
+  // Processes with a compute context: count with a null buffer (NVML answers
+  // INSUFFICIENT_SIZE with the count), so no struct layout is assumed; then
+  // the pids through the v1 entry point, whose struct never changed.
+  ProcFn procs = nullptr;
+  for (const char* name :
+       {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+        "nvmlDeviceGetComputeRunningProcesses"}) {
+    if ((procs = nvml.fn<ProcFn>(name))) break;
+  }
+  if (procs) {
+    unsigned int count = 0;
+    const auto r = procs(dev, &count, nullptr);
+    if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
+      info["compute_processes"] = count;
+    } else {
+      note("compute_processes", r);
+    }
+    if (auto v1 = nvml.fn<ProcFn>("nvmlDeviceGetComputeRunningProcesses"); v1 && count > 0) {
+      std::vector<nvmlProcessInfo_v1_t> list(count + 8);
+      unsigned int n = static_cast<unsigned int>(list.size());
+      if (v1(dev, &n, list.data()) == NVML_SUCCESS) {
+        json pids = json::array();
+        int others = 0;
+        for (unsigned int i = 0; i < n && i < list.size(); ++i) {
+          pids.push_back(list[i].pid);
+          if (static_cast<int>(list[i].pid) != static_cast<int>(ACCEL_GETPID())) ++others;
+        }
+        info["compute_process_pids"] = pids;
+        info["other_compute_processes"] = others;
+      }
+    }
+  }
+  if (auto f = nvml.fn<UintFn>("nvmlDeviceGetPowerUsage")) {
+    unsigned int mw = 0;
+    if (const auto r = f(dev, &mw); r == NVML_SUCCESS) info["power_w"] = mw / 1000.0;
+  }
+  if (auto f = nvml.fn<UintFn>("nvmlDeviceGetEnforcedPowerLimit")) {
+    unsigned int mw = 0;
+    if (const auto r = f(dev, &mw); r == NVML_SUCCESS) info["power_limit_w"] = mw / 1000.0;
+  }
+  if (auto f = nvml.fn<TempFn>("nvmlDeviceGetTemperature")) {
+    unsigned int c = 0;
+    if (const auto r = f(dev, NVML_TEMPERATURE_GPU, &c); r == NVML_SUCCESS) info["temperature_c"] = c;
+  }
+  if (auto f = nvml.fn<IntFn>("nvmlDeviceGetPerformanceState")) {
+    int p = 0;
+    if (const auto r = f(dev, &p); r == NVML_SUCCESS) info["performance_state"] = fmt::format("P{}", p);
+  }
+  // PCIe generation and width as NVML sees them (the GPU's own view, which
+  // also works where sysfs hides the link, e.g. in some VMs).
+  for (const auto& [key, sym] :
+       {std::pair<const char*, const char*>{"pcie_gen", "nvmlDeviceGetCurrPcieLinkGeneration"},
+        {"pcie_width", "nvmlDeviceGetCurrPcieLinkWidth"},
+        {"pcie_max_gen", "nvmlDeviceGetMaxPcieLinkGeneration"},
+        {"pcie_max_width", "nvmlDeviceGetMaxPcieLinkWidth"}}) {
+    if (auto f = nvml.fn<UintFn>(sym)) {
+      unsigned int v = 0;
+      if (f(dev, &v) == NVML_SUCCESS) info[key] = v;
+    }
+  }
+  U64Fn reasons_fn = nvml.fn<U64Fn>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (!reasons_fn) reasons_fn = nvml.fn<U64Fn>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (reasons_fn) {
+    unsigned long long mask = 0;
+    if (const auto r = reasons_fn(dev, &mask); r == NVML_SUCCESS) {
+      info["clocks_event_reasons_mask"] = fmt::format("0x{:x}", mask);
+      info["clocks_event_reasons"] = decode_throttle_reasons(mask);
+    } else {
+      note("clocks_event_reasons", r);
+    }
+  }
+  g.vendor_info["nvml"] = info;
+}
+
+}  // namespace
+
+std::vector<std::string> decode_throttle_reasons(std::uint64_t mask) {
+  // nvml.h nvmlClocksEventReason* / nvmlClocksThrottleReason* bits.
+  static const std::pair<std::uint64_t, const char*> kBits[] = {
+      {0x1, "gpu_idle"},
+      {0x2, "applications_clocks_setting"},
+      {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},
+      {0x10, "sync_boost"},
+      {0x20, "sw_thermal_slowdown"},
+      {0x40, "hw_thermal_slowdown"},
+      {0x80, "hw_power_brake_slowdown"},
+      {0x100, "display_clock_setting"},
+  };
+  std::vector<std::string> out;
+  std::uint64_t known = 0;
+  for (const auto& [bit, name] : kBits) {
+    known |= bit;
+    if (mask & bit) out.emplace_back(name);
+  }
+  if (mask & ~known) out.push_back(fmt::format("unknown_0x{:x}", mask & ~known));
+  return out;
+}
+
+std::string nvml_driver_version(std::string* error) {
+  try {
+    Nvml nvml;
+    if (!nvml.ok()) {
+      if (error) *error = nvml.error();
+      return {};
+    }
+    auto f = nvml.fn<DriverVersionFn>("nvmlSystemGetDriverVersion");
+    if (!f) {
+      if (error) *error = "nvmlSystemGetDriverVersion missing";
+      return {};
+    }
+    char buf[80] = {0};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+    if (const auto r = f(buf, sizeof buf); r != NVML_SUCCESS) {
+      if (error) *error = "nvmlSystemGetDriverVersion failed: " + nvml.describe(r);
+      return {};
+    }
+    return buf;
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return {};
+  }
+}
+
+void merge_nvml(std::vector<GpuHardware>& gpus, NotCollected& errors) {
+  Nvml nvml;
+  auto note_all = [&](const std::string& why) {
+    errors["nvml"] = why;
+    for (auto& g : gpus) {
+      if (g.vendor == "nvidia") g.not_collected["nvml"] = why;
+    }
+  };
+  if (!nvml.ok()) {
+    note_all(nvml.error());
+    return;
+  }
+  auto count_fn = nvml.fn<CountFn>("nvmlDeviceGetCount_v2");
+  auto handle_fn = nvml.fn<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
+  auto pci_fn = nvml.fn<PciFn>("nvmlDeviceGetPciInfo_v3");
+  if (!count_fn || !handle_fn || !pci_fn) {
+    note_all("this NVML lacks nvmlDeviceGetCount_v2 / GetHandleByIndex_v2 / GetPciInfo_v3 (driver too old)");
+    return;
+  }
+  unsigned int count = 0;
+  if (const auto r = count_fn(&count); r != NVML_SUCCESS) {
+    note_all("nvmlDeviceGetCount_v2 failed: " + nvml.describe(r));
+    return;
+  }
+  for (unsigned int i = 0; i < count; ++i) {
+    nvmlDevice_t dev = nullptr;
+    if (const auto r = handle_fn(i, &dev); r != NVML_SUCCESS) {
+      // e.g. NVML_ERROR_NO_PERMISSION, or a GPU that fell off the bus (GPU_IS_LOST).
+      errors[fmt::format("nvml.device{}", i)] = "nvmlDeviceGetHandleByIndex_v2 failed: " + nvml.describe(r);
+      continue;
+    }
+    nvmlPciInfo_t pci{};
+    std::string address;
+    if (pci_fn(dev, &pci) == NVML_SUCCESS) address = bus_id_to_sysfs(pci.busId);
+    GpuHardware* g = nullptr;
+    for (auto& cand : gpus) {
+      if (!address.empty() && cand.pci_address == address) g = &cand;
+    }
+    if (!g) {
+      // NVML sees a GPU that the sysfs scan did not (sysfs hidden or not mounted).
+      GpuHardware added;
+      added.pci_address = address;
+      added.vendor = "nvidia";
+      added.vendor_id = fmt::format("0x{:04x}", pci.pciDeviceId & 0xffff);
+      added.device_id = fmt::format("0x{:04x}", pci.pciDeviceId >> 16);
+      added.integrated = false;
+      added.integrated_basis = "NVIDIA GPUs on the PCI bus are discrete boards";
+      added.not_collected["sysfs"] = "seen by NVML only: not in the sysfs PCI scan";
+      gpus.push_back(std::move(added));
+      g = &gpus.back();
+    }
+    g->vendor_info["nvml"] = json{{"index", i}};
+    fill_device(nvml, dev, *g);
+  }
+}
+
+}  // namespace accel::platform::detail

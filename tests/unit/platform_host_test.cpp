@@ -1,0 +1,123 @@
+// The host probe on recorded /proc, /sys and /etc trees, and its parsers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "platform/detail.hpp"
+#include "platform/probes.hpp"
+#include "platform_test_util.hpp"
+
+namespace accel::platform {
+namespace {
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(ProbeHost, AmdLaptop) {
+  const HostInfo h = probe_host(test::recorded("amd-laptop-dgpu-igpu"));
+  EXPECT_EQ(h.os, "Ubuntu 22.04.4 LTS");
+  EXPECT_EQ(h.kernel, "Linux 6.8.0-45-generic");
+  EXPECT_EQ(h.hostname, "legion5");
+  EXPECT_EQ(h.cpu_model, "AMD Ryzen 7 5800H with Radeon Graphics");
+  EXPECT_EQ(h.logical_cores, 16);
+  EXPECT_EQ(h.physical_cores, 8);
+  EXPECT_TRUE(has(h.simd, "avx2"));
+  EXPECT_TRUE(has(h.simd, "fma"));
+  EXPECT_TRUE(has(h.simd, "f16c"));
+  EXPECT_FALSE(has(h.simd, "avx512f"));
+  ASSERT_TRUE(h.memory_total_bytes.has_value());
+  EXPECT_EQ(*h.memory_total_bytes, 15731220ull * 1024);
+  EXPECT_EQ(*h.memory_available_bytes, 11987652ull * 1024);
+  ASSERT_TRUE(h.cpu_max_mhz.has_value());
+  EXPECT_DOUBLE_EQ(*h.cpu_max_mhz, 4463.0);
+  EXPECT_EQ(h.cpu_governor, "powersave");
+  EXPECT_TRUE(h.not_collected.empty()) << h.not_collected.begin()->first;
+}
+
+TEST(ProbeHost, XeonWithAmxAndNoCpufreq) {
+  const HostInfo h = probe_host(test::recorded("nvidia-server"));
+  EXPECT_EQ(h.os, "Ubuntu 24.04.3 LTS");
+  EXPECT_EQ(h.logical_cores, 16);
+  EXPECT_EQ(h.physical_cores, 16);
+  for (const char* f :
+       {"avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8", "avx_vnni"}) {
+    EXPECT_TRUE(has(h.simd, f)) << f;
+  }
+  EXPECT_FALSE(h.cpu_max_mhz.has_value());
+  EXPECT_EQ(h.not_collected.count("cpu_max_mhz"), 1u);  // a VM has no cpufreq
+  EXPECT_EQ(h.not_collected.count("cpu_governor"), 1u);
+}
+
+TEST(ProbeHost, HybridIntelTakesHighestMaxFrequency) {
+  const HostInfo h = probe_host(test::recorded("intel-arc-desktop"));
+  EXPECT_EQ(h.os, "Fedora Linux 40 (Workstation Edition)");
+  EXPECT_EQ(h.logical_cores, 24);
+  EXPECT_EQ(h.physical_cores, 16);  // 8 P-cores with two threads, 8 E-cores with one
+  EXPECT_DOUBLE_EQ(h.cpu_max_mhz.value_or(0), 5400.0);
+  EXPECT_TRUE(has(h.simd, "avx_vnni"));
+  EXPECT_FALSE(has(h.simd, "avx512f"));
+}
+
+TEST(ProbeHost, CpuOnlyContainer) {
+  const HostInfo h = probe_host(test::recorded("cpu-only"));
+  EXPECT_EQ(h.os, "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(h.cpu_model, "AMD EPYC");
+  EXPECT_EQ(h.logical_cores, 2);
+  EXPECT_TRUE(has(h.simd, "avx512_bf16"));
+}
+
+TEST(ProbeHost, NonexistentRootSaysWhyAndDoesNotThrow) {
+  HostInfo h;
+  EXPECT_NO_THROW(h = probe_host(ProbeRoots::under("/nonexistent/accel-doctor")));
+  EXPECT_TRUE(h.os.empty());
+  EXPECT_TRUE(h.cpu_model.empty());
+  for (const char* f : {"os", "cpu_model", "logical_cores", "simd", "memory_total_bytes", "cpu_max_mhz"}) {
+    ASSERT_EQ(h.not_collected.count(f), 1u) << f;
+  }
+  EXPECT_NE(h.not_collected.at("os").find("/nonexistent/accel-doctor/etc/os-release"), std::string::npos);
+  EXPECT_FALSE(h.kernel.empty());  // falls back to uname(2)
+}
+
+TEST(HostParsers, OsReleaseQuotingAndFallback) {
+  const auto kv =
+      detail::parse_os_release("# c\nNAME='Arch Linux'\nPRETTY_NAME=\"A \\\"quoted\\\" OS\"\nID=arch\n");
+  EXPECT_EQ(kv.at("NAME"), "Arch Linux");
+  EXPECT_EQ(kv.at("PRETTY_NAME"), "A \"quoted\" OS");
+  EXPECT_EQ(kv.at("ID"), "arch");
+}
+
+TEST(HostParsers, CpuinfoArm64) {
+  const auto c = detail::parse_cpuinfo(
+      "processor\t: 0\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd evtstrm aes sha1 asimdhp asimddp sve sve2 "
+      "bf16 i8mm\n"
+      "CPU implementer\t: 0x41\nCPU part\t: 0xd4f\n\nprocessor\t: 1\nFeatures\t: fp asimd\nCPU "
+      "implementer\t: 0x41\n"
+      "CPU part\t: 0xd4f\n");
+  EXPECT_EQ(c.logical, 2);
+  EXPECT_FALSE(c.physical.has_value());
+  EXPECT_EQ(c.model, "ARM CPU (implementer 0x41, part 0xd4f)");
+  const auto simd = detail::simd_flags_of_interest(c.flags);
+  EXPECT_EQ(simd, (std::vector<std::string>{"asimd", "asimdhp", "asimddp", "sve", "sve2", "bf16", "i8mm"}));
+}
+
+TEST(HostParsers, Meminfo) {
+  const std::string t = "MemTotal:       1000 kB\nMemAvailable:    500 kB\nHugePages_Total:       4\n";
+  EXPECT_EQ(detail::meminfo_bytes(t, "MemTotal"), 1024000u);
+  EXPECT_EQ(detail::meminfo_bytes(t, "MemAvailable"), 512000u);
+  EXPECT_EQ(detail::meminfo_bytes(t, "HugePages_Total"), 4u);  // no unit: a count
+  EXPECT_FALSE(detail::meminfo_bytes(t, "MemFree").has_value());
+}
+
+TEST(ProbeHost, LiveMachineDoesNotThrow) {
+  HostInfo h;
+  EXPECT_NO_THROW(h = probe_host());
+#if defined(__linux__)
+  EXPECT_FALSE(h.os.empty());
+  EXPECT_GT(h.logical_cores.value_or(0), 0);
+  EXPECT_GT(h.memory_total_bytes.value_or(0), 0u);
+#endif
+}
+
+}  // namespace
+}  // namespace accel::platform
