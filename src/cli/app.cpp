@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/ceilings.hpp"
 #include "core/device_select.hpp"
 #include "core/report/json_report.hpp"
 #include "engine/environment.hpp"
@@ -85,6 +86,19 @@ void App::write_json_if_requested() {
   report_->context.finished_at = now_rfc3339();
   if (env_) report_->context.environment = *env_;
   write_report_file(*report_, options_.json_path);
+}
+
+void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured) {
+  if (!peaks_loaded_) {
+    peaks_loaded_ = true;
+    try {
+      if (const std::string dir = find_kb_dir(); !dir.empty()) peaks_ = GpuPeakTable::load(dir);
+    } catch (const std::exception& e) {
+      std::cerr << "accel-doctor: datasheet peaks unavailable: " << e.what() << "\n";
+    }
+  }
+  const auto ceilings = build_ceilings(environment(), results, measured, peaks_ ? &*peaks_ : nullptr);
+  annotate_rooflines(results, ceilings);
 }
 
 void App::out(const std::string& text) const {

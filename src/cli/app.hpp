@@ -8,6 +8,7 @@
 
 #include "core/evidence.hpp"
 #include "core/kb.hpp"
+#include "core/peaks.hpp"
 #include "core/report/console.hpp"
 
 namespace accel::cli {
@@ -53,6 +54,11 @@ class App {
   /// Writes the report if --json was given. Throws std::runtime_error.
   void write_json_if_requested();
 
+  /// Fills the roofline of `results` against the device ceilings: the
+  /// datasheet table, this host's CPU estimate, and any bandwidth measured in
+  /// `measured` (bench copy rows of this run).
+  void apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured);
+
   /// Prints to stdout unless --quiet.
   void out(const std::string& text) const;
   /// Progress/status line on stderr (TTY only, not with --quiet).
@@ -65,6 +71,8 @@ class App {
   std::optional<KnowledgeBase> kb_;
   std::optional<Environment> env_;
   std::optional<Report> report_;
+  std::optional<GpuPeakTable> peaks_;
+  bool peaks_loaded_ = false;
 };
 
 int cmd_env(App& app);
@@ -85,15 +93,36 @@ struct BenchArgs {
   std::vector<std::string> filters;
 };
 int cmd_bench(App& app, const BenchArgs& args);
+struct LlmArgs {
+  bool quick = false;
+  bool list = false;
+  bool no_isolate = false;
+  bool no_cpu = false;
+  bool no_graphs = false;
+  std::string preset;
+  std::string weights;
+  std::string dtype;
+  std::string attention = "auto";
+  std::string cpu_preset;
+  std::vector<int> batches;
+  std::vector<int> prompts;
+  std::vector<int> gens;
+};
+int cmd_llm(App& app, const LlmArgs& args);
 /// The default run (no command): env, then quick ops.
 int cmd_default(App& app);
 
 struct ExplainArgs {
-  std::string file;                 ///< log to read; empty or "-" reads standard input
-  std::string os, arch, backend, gpu, versions;  ///< what is known about the machine (free text)
-  std::vector<std::string> env;     ///< NAME=VALUE of the process that failed (repeatable)
-  std::string from;                 ///< a saved report.json: machine context from its environment
-  bool json = false;                ///< the diagnoses as JSON on standard output
+  /// Log to read; empty or "-" reads standard input.
+  std::string file;
+  /// What is known about the machine (free text).
+  std::string os, arch, backend, gpu, versions;
+  /// NAME=VALUE of the process that failed (repeatable).
+  std::vector<std::string> env;
+  /// A saved report.json: the machine context comes from its environment.
+  std::string from;
+  /// The diagnoses as JSON on standard output.
+  bool json = false;
 };
 /// Recognises causes in a log (kb/errors.json) and prints them with their fix.
 /// Exit 0 when something was recognised, 3 when nothing was, 2 on a usage error.

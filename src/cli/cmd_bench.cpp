@@ -35,6 +35,7 @@ int cmd_bench(App& app, const BenchArgs& args) {
   };
   auto results = engine::run_bench(o, cb);
   app.clear_status();
+  app.apply_rooflines(results, results);
   app.out(render_bench_table(results, app.style_stdout()));
   bool failed = false;
   for (const auto& r : results) failed = failed || is_failure(r.status);

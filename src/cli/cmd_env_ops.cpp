@@ -7,6 +7,7 @@
 #include "cli/app.hpp"
 #include "core/report/console.hpp"
 #include "engine/environment.hpp"
+#include "engine/bench.hpp"
 #include "engine/ops.hpp"
 
 namespace accel::cli {
@@ -36,6 +37,19 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
   return o;
 }
 
+/// The device copy bandwidth the checks' rooflines use, measured now with the bench row.
+std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
+  engine::BenchOptions b;
+  b.device = device;
+  b.quick = true;
+  b.cpu_twin = false;
+  b.filters = {fmt::format("bench/{}/memory/copy", device.substr(0, device.find(':')))};
+  app.status("measuring device memory bandwidth…");
+  auto r = engine::run_bench(b);
+  app.clear_status();
+  return r;
+}
+
 std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   engine::OpsCallbacks cb;
   cb.on_start = [&](const engine::ItemInfo& c, std::size_t i, std::size_t n) {
@@ -43,6 +57,9 @@ std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   };
   auto results = engine::run_ops(o, cb);
   app.clear_status();
+  auto measured = measure_bandwidth(app, o.device);
+  app.apply_rooflines(results, measured);
+  app.report("ops").results.insert(app.report("ops").results.end(), measured.begin(), measured.end());
   if (!o.trace_path.empty()) {
     std::error_code ec;
     if (std::filesystem::exists(o.trace_path, ec)) {

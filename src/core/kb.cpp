@@ -1,9 +1,23 @@
+// The knowledge-base loader and matcher. Pure C++ (RE2, nlohmann json, fmt),
+// no torch. Formats: docs/knowledge-base.md.
+//
+// Matching is one pass over the lines: every pattern of every entry, hint and
+// fact is compiled into one RE2::Set (a DFA), so the cost per line does not grow
+// with the number of entries; the individual RE2 objects only run on the rare
+// lines the set reports, to extract named captures. A second set holds the
+// two-line ("window") patterns, matched against "previous line\ncurrent line".
 #include "core/kb.hpp"
 
 #include <re2/re2.h>
+#include <re2/set.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,16 +29,8 @@ namespace accel {
 namespace fs = std::filesystem;
 
 namespace {
-struct ErrorEntry {
-  std::string id, title, cause, fix, reference;
-  Status status = Status::error;
-  std::vector<std::unique_ptr<RE2>> patterns;
-};
 
-struct EnvEntry {
-  std::string name;  // exact, or prefix ending in '*'
-  std::string effect;
-};
+// ---------------------------------------------------------------- small helpers
 
 json read_json_file(const fs::path& path) {
   std::ifstream in(path);
@@ -38,24 +44,1243 @@ json read_json_file(const fs::path& path) {
   }
 }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto nl = text.find('\n', start);
-    const auto end = nl == std::string_view::npos ? text.size() : nl;
-    lines.push_back(text.substr(start, end - start));
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  return lines;
+re2::StringPiece sp(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<int> parse_version(std::string_view v) {
+  std::vector<int> out;
+  int cur = -1;
+  for (char c : v) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
+    } else if (c == '.' && cur >= 0) {
+      out.push_back(cur);
+      cur = -1;
+    } else {
+      break;
+    }
+  }
+  if (cur >= 0) out.push_back(cur);
+  return out;
+}
+
+/// -1, 0, 1; missing components count as 0. Both must be non-empty.
+int compare_versions(std::string_view a, std::string_view b) {
+  auto va = parse_version(a), vb = parse_version(b);
+  const std::size_t n = std::max(va.size(), vb.size());
+  va.resize(n, 0);
+  vb.resize(n, 0);
+  if (va < vb) return -1;
+  if (va > vb) return 1;
+  return 0;
+}
+
+/// "48.01 GiB" -> bytes; nullopt when not a size.
+std::optional<double> parse_size(std::string_view text) {
+  static const RE2 re(R"(^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?)(i?)B?\s*$)");
+  std::string num, unit, ibit;
+  if (!RE2::FullMatch(sp(text), re, &num, &unit, &ibit)) return std::nullopt;
+  double v = std::strtod(num.c_str(), nullptr);
+  const double base = ibit.empty() ? 1000.0 : 1024.0;
+  const std::string units = "KMGTP";
+  if (!unit.empty()) {
+    const auto pos = units.find(unit[0]);
+    for (std::size_t i = 0; i <= pos; ++i) v *= base;
+  }
+  return v;
+}
+
+/// Removes ANSI escape sequences (colours) in place.
+void strip_ansi(std::string& s) {
+  if (s.find('\x1b') == std::string::npos) return;
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {
+      if (i + 1 < s.size() && s[i + 1] == '[') {
+        std::size_t j = i + 2;
+        while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
+        i = j;  // skip the final byte too
+        continue;
+      }
+      continue;
+    }
+    out.push_back(s[i]);
+  }
+  s.swap(out);
+}
+
+std::string cap_display(std::string_view line, std::size_t max = 400) {
+  if (line.size() <= max) return std::string(line);
+  return std::string(line.substr(0, max)) + " [...]";
+}
+
+enum class Tri { F, T, U };
+Tri tri(bool b) { return b ? Tri::T : Tri::F; }
+Tri tri_not(Tri t) { return t == Tri::U ? Tri::U : (t == Tri::T ? Tri::F : Tri::T); }
+Tri tri_from(const std::optional<bool>& b) { return b ? tri(*b) : Tri::U; }
+
+// The fact names log patterns and the context parser fill; entry captures may
+// not reuse them (a capture would otherwise shadow the machine's facts).
+const std::set<std::string>& fact_names() {
+  static const std::set<std::string> names = {
+      "gfx",        "sm",     "cc",      "driver",        "driver_cuda",   "os", "gpu", "torch_cuda",
+      "torch_rocm", "vendor", "backend", "torch_version", "cpu_only_torch"};
+  return names;
+}
+
+// ---------------------------------------------------------------- kb data
+
+struct Variant {
+  json when;  // null: no condition
+  bool fallback = false;
+  std::string label, fix, cause;
+};
+
+struct ErrorEntry {
+  std::string id, title, cause, fix, reference, severity = "error", fix_set;
+  Status status = Status::error;
+  double priority = 50;
+  std::vector<std::unique_ptr<RE2>> patterns, window_patterns, unless;
+  std::vector<Variant> variants;
+  std::vector<std::string> examples, suppresses;
+};
+
+struct Hint {
+  std::string id;
+  std::vector<std::unique_ptr<RE2>> patterns, window_patterns;
+};
+
+struct FactPattern {
+  std::unique_ptr<RE2> re;
+  std::map<std::string, std::string> set;
+};
+
+struct GpuName {
+  std::unique_ptr<RE2> re;
+  std::string arch;
+};
+
+struct DriverMin {
+  std::string cuda, linux_min, windows_min;
+};
+
+struct EnvEntry {
+  std::string name;  // exact, or prefix ending in '*'
+  std::string effect;
+};
+
+// One pattern in a matching set and what it belongs to.
+struct SetItem {
+  enum Kind { kEntry, kUnless, kHint, kFact } kind;
+  std::size_t owner;
+  const RE2* re;
+};
+
+struct PatternSet {
+  std::unique_ptr<RE2::Set> set;
+  std::vector<SetItem> items;
+};
+
 }  // namespace
 
-struct KnowledgeBase::Impl {
+namespace {
+
+struct KbData {
   std::vector<ErrorEntry> errors;
+  std::vector<Hint> hints;
+  std::vector<FactPattern> facts;
+  std::map<std::string, std::vector<Variant>> fix_sets;
+  std::map<std::string, GfxArch> gfx;
+  std::map<std::string, SmArch> sm;
+  std::vector<DriverMin> drivers;
+  std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
+  std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
+  PatternSet line_set, window_set;
+
+  const std::vector<Variant>& variants_of(const ErrorEntry& e, std::vector<Variant>& scratch) const {
+    if (e.fix_set.empty()) return e.variants;
+    scratch = e.variants;
+    const auto& extra = fix_sets.at(e.fix_set);
+    scratch.insert(scratch.end(), extra.begin(), extra.end());
+    return scratch;
+  }
 };
+
+}  // namespace
+
+struct KnowledgeBase::Impl : KbData {};
+
+namespace {
+
+// ---------------------------------------------------------------- loading
+
+std::unique_ptr<RE2> compile(const std::string& pattern, const std::string& where) {
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  auto re = std::make_unique<RE2>(pattern, opt);
+  if (!re->ok()) throw KbError(fmt::format("{}: bad pattern '{}': {}", where, pattern, re->error()));
+  return re;
+}
+
+std::vector<std::string> string_list(const json& j, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  const auto& arr = j.at(key);
+  if (!arr.is_array()) throw KbError(fmt::format("{}: '{}' must be an array of strings", where, key));
+  for (const auto& s : arr) {
+    if (!s.is_string()) throw KbError(fmt::format("{}: '{}' must be an array of strings", where, key));
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+void check_captures(const RE2& re, const std::string& where) {
+  for (const auto& [name, idx] : re.NamedCapturingGroups()) {
+    (void)idx;
+    if (fact_names().count(name)) {
+      throw KbError(fmt::format("{}: capture group '{}' shadows a machine fact; use a fact pattern instead",
+                                where, name));
+    }
+  }
+}
+
+const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set", "cpu_only_torch",
+                                          "cuda_older_than_arch", "driver_older_than_cuda"};
+const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",
+                                            "gfx_support", "gfx_family", "gfx_override"};
+
+void validate_condition(const json& c, KbData& kb, const std::string& where) {
+  if (!c.is_object()) throw KbError(fmt::format("{}: a condition must be an object", where));
+  for (const auto& [key, value] : c.items()) {
+    if (kBoolConds.count(key)) {
+      if (!value.is_boolean()) throw KbError(fmt::format("{}: '{}' takes true or false", where, key));
+    } else if (kStringConds.count(key)) {
+      if (value.is_string()) continue;
+      if (!value.is_array()) throw KbError(fmt::format("{}: '{}' takes a string or an array", where, key));
+      for (const auto& v : value) {
+        if (!v.is_string()) throw KbError(fmt::format("{}: '{}' takes strings", where, key));
+      }
+    } else if (key == "hint") {
+      if (!value.is_string()) throw KbError(fmt::format("{}: 'hint' takes a hint id", where));
+      const auto id = value.get<std::string>();
+      const bool known =
+          std::any_of(kb.hints.begin(), kb.hints.end(), [&](const Hint& h) { return h.id == id; }) ||
+          id == "visible_devices_empty";
+      if (!known) throw KbError(fmt::format("{}: unknown hint '{}'", where, id));
+    } else if (key == "known") {
+      if (!value.is_string()) throw KbError(fmt::format("{}: 'known' takes a fact name", where));
+    } else if (key == "capture") {
+      if (!value.is_object()) throw KbError(fmt::format("{}: 'capture' takes {{name: regex}}", where));
+      for (const auto& [name, re] : value.items()) {
+        (void)name;
+        if (!re.is_string()) throw KbError(fmt::format("{}: 'capture' regexes must be strings", where));
+        const auto pattern = re.get<std::string>();
+        if (!kb.cond_regex.count(pattern)) kb.cond_regex[pattern] = compile(pattern, where);
+      }
+    } else if (key == "capture_gt") {
+      if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_string()) {
+        throw KbError(fmt::format("{}: 'capture_gt' takes [name, name]", where));
+      }
+    } else if (key == "all" || key == "any") {
+      if (!value.is_array()) throw KbError(fmt::format("{}: '{}' takes an array of conditions", where, key));
+      for (const auto& sub : value) validate_condition(sub, kb, where);
+    } else if (key == "not") {
+      validate_condition(value, kb, where);
+    } else {
+      throw KbError(fmt::format("{}: unknown condition '{}'", where, key));
+    }
+  }
+}
+
+std::vector<Variant> load_variants(const json& arr, KbData& kb, const std::string& where) {
+  std::vector<Variant> out;
+  if (!arr.is_array()) throw KbError(fmt::format("{}: 'fixes' must be an array", where));
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& v = arr[i];
+    const std::string w = fmt::format("{} fix #{}", where, i + 1);
+    if (!v.is_object() || !v.contains("fix") || !v.at("fix").is_string()) {
+      throw KbError(fmt::format("{}: needs a 'fix' string", w));
+    }
+    Variant var;
+    var.fix = v.at("fix").get<std::string>();
+    var.label = v.value("label", "");
+    var.cause = v.value("cause", "");
+    var.fallback = v.value("fallback", false);
+    if (v.contains("when")) {
+      var.when = v.at("when");
+      validate_condition(var.when, kb, w);
+    }
+    if (var.label.empty() && !var.when.is_null())
+      throw KbError(fmt::format("{}: a conditional fix needs a 'label'", w));
+    out.push_back(std::move(var));
+  }
+  return out;
+}
+
+void load_errors(const fs::path& path, KbData& kb) {
+  const json doc = read_json_file(path);
+  const std::string file = path.filename().string();
+  try {
+    if (doc.contains("hints")) {
+      for (const auto& h : doc.at("hints")) {
+        Hint hint;
+        hint.id = h.at("id").get<std::string>();
+        const std::string where = fmt::format("{} hint {}", file, hint.id);
+        for (const auto& p : string_list(h, "patterns", where)) hint.patterns.push_back(compile(p, where));
+        for (const auto& p : string_list(h, "window_patterns", where))
+          hint.window_patterns.push_back(compile(p, where));
+        kb.hints.push_back(std::move(hint));
+      }
+    }
+    if (doc.contains("facts")) {
+      for (const auto& f : doc.at("facts")) {
+        FactPattern fp;
+        const std::string pattern = f.at("pattern").get<std::string>();
+        const std::string where = fmt::format("{} fact '{}'", file, pattern);
+        fp.re = compile(pattern, where);
+        for (const auto& [name, idx] : fp.re->NamedCapturingGroups()) {
+          (void)idx;
+          if (!fact_names().count(name))
+            throw KbError(fmt::format("{}: unknown fact name '{}'", where, name));
+        }
+        if (f.contains("set")) {
+          for (const auto& [k, v] : f.at("set").items()) {
+            if (!fact_names().count(k)) throw KbError(fmt::format("{}: unknown fact name '{}'", where, k));
+            fp.set[k] = v.get<std::string>();
+          }
+        }
+        kb.facts.push_back(std::move(fp));
+      }
+    }
+    if (doc.contains("fix_sets")) {
+      for (const auto& [name, arr] : doc.at("fix_sets").items()) {
+        kb.fix_sets[name] = load_variants(arr, kb, fmt::format("{} fix set {}", file, name));
+      }
+    }
+    std::set<std::string> ids;
+    for (const auto& e : doc.at("errors")) {
+      ErrorEntry entry;
+      entry.id = e.at("id").get<std::string>();
+      const std::string where = fmt::format("{} entry {}", file, entry.id);
+      if (!ids.insert(entry.id).second) throw KbError(fmt::format("{}: duplicate id", where));
+      entry.title = e.value("title", "");
+      entry.cause = e.value("cause", "");
+      entry.fix = e.value("fix", "");
+      entry.reference = e.value("reference", "");
+      entry.severity = e.value("severity", "error");
+      if (entry.severity != "error" && entry.severity != "warning" && entry.severity != "info") {
+        throw KbError(fmt::format("{}: severity must be error, warning or info", where));
+      }
+      entry.priority = e.value("priority", 50.0);
+      const auto status = status_from_string(e.value("status", "error"));
+      if (!status || (*status != Status::error && *status != Status::unavailable)) {
+        throw KbError(
+            fmt::format("{}: status must be error or unavailable (what an operator check that fails "
+                        "with this message becomes)",
+                        where));
+      }
+      entry.status = *status;
+      for (const auto& p : string_list(e, "patterns", where)) {
+        entry.patterns.push_back(compile(p, where));
+        check_captures(*entry.patterns.back(), where);
+      }
+      for (const auto& p : string_list(e, "window_patterns", where)) {
+        entry.window_patterns.push_back(compile(p, where));
+        check_captures(*entry.window_patterns.back(), where);
+      }
+      if (entry.patterns.empty() && entry.window_patterns.empty()) {
+        throw KbError(fmt::format("{}: no patterns", where));
+      }
+      for (const auto& p : string_list(e, "unless", where)) entry.unless.push_back(compile(p, where));
+      if (e.contains("fixes")) entry.variants = load_variants(e.at("fixes"), kb, where);
+      entry.fix_set = e.value("fix_set", "");
+      if (!entry.fix_set.empty() && !kb.fix_sets.count(entry.fix_set)) {
+        throw KbError(fmt::format("{}: unknown fix_set '{}'", where, entry.fix_set));
+      }
+      if (entry.fix.empty() && entry.variants.empty() && entry.fix_set.empty()) {
+        throw KbError(fmt::format("{}: needs 'fix', 'fixes' or 'fix_set'", where));
+      }
+      entry.examples = string_list(e, "examples", where);
+      entry.suppresses = string_list(e, "suppresses", where);
+      kb.errors.push_back(std::move(entry));
+    }
+  } catch (const json::exception& ex) {
+    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
+  }
+}
+
+void load_arch(const fs::path& path, KbData& kb) {
+  const json doc = read_json_file(path);
+  const std::string file = path.filename().string();
+  try {
+    for (const auto& [target, g] : doc.at("gfx").items()) {
+      GfxArch a;
+      a.target = target;
+      a.family = g.value("family", "");
+      a.name = g.value("name", "");
+      a.support = g.value("support", "");
+      if (a.support != "native" && a.support != "override" && a.support != "override_risky" &&
+          a.support != "none") {
+        throw KbError(
+            fmt::format("{} gfx {}: support must be native, override, override_risky or none", file, target));
+      }
+      a.override_value = g.value("override", "");
+      if ((a.support == "override" || a.support == "override_risky") && a.override_value.empty()) {
+        throw KbError(fmt::format("{} gfx {}: an override target needs an 'override' value", file, target));
+      }
+      a.integrated = g.value("integrated", false);
+      a.note = g.value("note", "");
+      if (g.contains("sources")) a.sources = g.at("sources").get<std::vector<std::string>>();
+      if (a.sources.empty()) throw KbError(fmt::format("{} gfx {}: needs 'sources'", file, target));
+      kb.gfx[target] = a;
+    }
+    if (doc.contains("sm")) {
+      for (const auto& [target, s] : doc.at("sm").items()) {
+        SmArch a;
+        a.target = target;
+        a.family = s.value("family", "");
+        a.name = s.value("name", "");
+        a.min_cuda = s.value("min_cuda", "");
+        a.wheel = s.value("wheel", "");
+        kb.sm[target] = a;
+      }
+    }
+    if (doc.contains("cuda_driver_min")) {
+      for (const auto& d : doc.at("cuda_driver_min")) {
+        kb.drivers.push_back({d.at("cuda").get<std::string>(), d.at("linux").get<std::string>(),
+                              d.at("windows").get<std::string>()});
+      }
+      std::sort(kb.drivers.begin(), kb.drivers.end(),
+                [](const DriverMin& a, const DriverMin& b) { return compare_versions(a.cuda, b.cuda) < 0; });
+    }
+    if (doc.contains("gpu_names")) {
+      for (const auto& n : doc.at("gpu_names")) {
+        const auto pattern = n.at("match").get<std::string>();
+        kb.gpu_names.push_back(
+            {compile(pattern, fmt::format("{} gpu_names", file)), n.at("arch").get<std::string>()});
+      }
+    }
+  } catch (const json::exception& ex) {
+    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
+  }
+}
+
+void add_to_set(PatternSet& ps, SetItem::Kind kind, std::size_t owner, const RE2& re) {
+  std::string err;
+  const int idx = ps.set->Add(sp(re.pattern()), &err);
+  if (idx < 0) throw KbError(fmt::format("pattern '{}' cannot join the matching set: {}", re.pattern(), err));
+  ps.items.push_back({kind, owner, &re});
+}
+
+void build_sets(KbData& kb) {
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  opt.set_max_mem(int64_t{256} << 20);  // the DFA state cache; matching falls back per pattern if exceeded
+  kb.line_set.set = std::make_unique<RE2::Set>(opt, RE2::UNANCHORED);
+  kb.window_set.set = std::make_unique<RE2::Set>(opt, RE2::UNANCHORED);
+  for (std::size_t i = 0; i < kb.errors.size(); ++i) {
+    for (const auto& re : kb.errors[i].patterns) add_to_set(kb.line_set, SetItem::kEntry, i, *re);
+    for (const auto& re : kb.errors[i].unless) add_to_set(kb.line_set, SetItem::kUnless, i, *re);
+    for (const auto& re : kb.errors[i].window_patterns) add_to_set(kb.window_set, SetItem::kEntry, i, *re);
+  }
+  for (std::size_t i = 0; i < kb.hints.size(); ++i) {
+    for (const auto& re : kb.hints[i].patterns) add_to_set(kb.line_set, SetItem::kHint, i, *re);
+    for (const auto& re : kb.hints[i].window_patterns) add_to_set(kb.window_set, SetItem::kHint, i, *re);
+  }
+  for (std::size_t i = 0; i < kb.facts.size(); ++i)
+    add_to_set(kb.line_set, SetItem::kFact, i, *kb.facts[i].re);
+  if (!kb.line_set.items.empty() && !kb.line_set.set->Compile()) {
+    throw KbError("the kb patterns do not fit in RE2's memory budget");
+  }
+  if (kb.window_set.items.empty()) {
+    kb.window_set.set.reset();
+  } else if (!kb.window_set.set->Compile()) {
+    throw KbError("the kb window patterns do not fit in RE2's memory budget");
+  }
+}
+
+/// Named captures of `re` in `text`; existing keys are kept (first value wins).
+void extract_captures(const RE2& re, std::string_view text, std::map<std::string, std::string>& out) {
+  const int n = re.NumberOfCapturingGroups();
+  if (n <= 0) return;
+  std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n) + 1);
+  if (!re.Match(sp(text), 0, text.size(), RE2::UNANCHORED, sub.data(), n + 1)) return;
+  for (const auto& [name, idx] : re.NamedCapturingGroups()) {
+    const auto& m = sub[static_cast<std::size_t>(idx)];
+    if (m.data() == nullptr || out.count(name)) continue;
+    const std::string value = trim(std::string_view(m.data(), m.size()));
+    if (!value.empty()) out[name] = value.substr(0, 200);
+  }
+}
+
+// ---------------------------------------------------------------- machine context
+
+std::string cc_to_sm(std::string_view cc) {
+  const auto v = parse_version(cc);
+  if (v.size() < 2) return {};
+  return fmt::format("sm_{}{}", v[0], v[1]);
+}
+
+std::string os_family(std::string_view text) {
+  const std::string t = lower(text);
+  static const RE2 wsl(R"(\bwsl)");
+  static const RE2 win(R"(\bwin(?:dows|10|11|32|64)?\b|\bwindows)");
+  static const RE2 mac(
+      R"(\bmac\s?os|\bos\s?x\b|\bdarwin\b|apple silicon|\bmacbook|\bmac (?:mini|studio|pro)\b|\bimac\b)");
+  static const RE2 linux_re(
+      R"(\blinux\b|ubuntu|debian|fedora|\barch\b|manjaro|\brhel\b|red hat|centos|rocky|alma|opensuse|\bsuse|mint|pop!?_os|gentoo|nixos|endeavour|cachyos|kubuntu|\bsteamos|\bbazzite)");
+  if (RE2::PartialMatch(t, wsl)) return "wsl";
+  if (RE2::PartialMatch(t, win)) return "windows";
+  if (RE2::PartialMatch(t, mac)) return "macos";
+  if (RE2::PartialMatch(t, linux_re)) return "linux";
+  return {};
+}
+
+std::string backend_family(std::string_view text) {
+  const std::string t = lower(text);
+  static const RE2 dml(R"(directml|\bdml\b|privateuse)");
+  static const RE2 mps(R"(\bmps\b|\bmetal\b)");
+  static const RE2 xpu(R"(\bxpu\b|\bipex\b|oneapi|intel extension)");
+  static const RE2 rocm(R"(\brocm|\bhip\b|miopen|therock|\+rocm)");
+  static const RE2 cuda(R"(\bcuda|cudnn|\+cu[0-9])");
+  static const RE2 cpu(R"(^\s*cpu\b)");
+  if (RE2::PartialMatch(t, cpu)) return "cpu";
+  if (RE2::PartialMatch(t, dml)) return "directml";
+  if (RE2::PartialMatch(t, rocm)) return "rocm";
+  if (RE2::PartialMatch(t, xpu)) return "xpu";
+  if (RE2::PartialMatch(t, mps)) return "mps";
+  if (RE2::PartialMatch(t, cuda)) return "cuda";
+  return {};
+}
+
+std::string vendor_of(std::string_view text) {
+  const std::string t = lower(text);
+  static const RE2 nvidia(R"(nvidia|geforce|\brtx\b|\bgtx\b|quadro|tesla|\bsm_[0-9])");
+  static const RE2 amd(R"(radeon|instinct|\bgfx[0-9]|\brx\s?[0-9]{3,4}|\bamd gpu|\bmi[0-9]{2,3}x?\b)");
+  static const RE2 intel(
+      R"(intel arc|\barc\s?[ab][0-9]{3}|\bxe-|\bxe\b|iris xe|data center gpu max|\bxpu\b)");
+  static const RE2 apple(R"(apple|\bm[1-4](?: pro| max| ultra)?\b)");
+  if (RE2::PartialMatch(t, nvidia)) return "nvidia";
+  if (RE2::PartialMatch(t, amd)) return "amd";
+  if (RE2::PartialMatch(t, intel)) return "intel";
+  if (RE2::PartialMatch(t, apple)) return "apple";
+  return {};
+}
+
+std::string vendor_of_backend(std::string_view backend) {
+  if (backend == "rocm") return "amd";
+  if (backend == "cuda") return "nvidia";
+  if (backend == "xpu") return "intel";
+  if (backend == "mps") return "apple";
+  return {};
+}
+
+std::string cuda_from_tag(std::string_view digits) {
+  if (digits.size() == 2) return fmt::format("{}.{}", digits[0], digits[1]);
+  if (digits.size() == 3) return fmt::format("{}.{}", digits.substr(0, 2), digits.substr(2));
+  return {};
+}
+
+void add_gfx(MachineFacts& f, const std::string& g) {
+  if (std::find(f.gfx_targets.begin(), f.gfx_targets.end(), g) == f.gfx_targets.end())
+    f.gfx_targets.push_back(g);
+}
+
+/// Fills gfx/sm from GPU names when the text names no target.
+void arch_from_names(const KbData& kb, std::string_view text, MachineFacts& f) {
+  for (const auto& n : kb.gpu_names) {
+    if (!RE2::PartialMatch(sp(text), *n.re)) continue;
+    if (n.arch.rfind("gfx", 0) == 0) {
+      if (f.gfx_targets.empty()) add_gfx(f, n.arch);
+    } else if (f.sm.empty()) {
+      f.sm = n.arch;
+    }
+  }
+}
+
+void choose_primary_gfx(const KbData& kb, MachineFacts& f) {
+  f.gfx.clear();
+  std::vector<std::string> candidates;
+  for (const auto& g : f.gfx_targets) {
+    if (g != f.reported_gfx || f.gfx_targets.size() == 1) candidates.push_back(g);
+  }
+  for (const auto& g : candidates) {  // a discrete GPU first
+    const auto it = kb.gfx.find(g);
+    if (it == kb.gfx.end() || !it->second.integrated) {
+      f.gfx = g;
+      break;
+    }
+  }
+  if (f.gfx.empty() && !candidates.empty()) f.gfx = candidates.front();
+  if (!f.gfx.empty()) {  // primary first
+    auto& t = f.gfx_targets;
+    t.erase(std::find(t.begin(), t.end(), f.gfx));
+    t.insert(t.begin(), f.gfx);
+  }
+}
+
+void derive_gpu_presence(const KbData& kb, std::string_view text, MachineFacts& f) {
+  static const RE2 amd_igpu(
+      R"((?i)(?:vega|radeon|amd|ryzen)[^,;+|]*\b(?:igpu|apu|integrated)\b|\b(?:igpu|apu|integrated)\b[^,;+|]*(?:vega|radeon|amd|ryzen)|radeon(?:\(tm\))? graphics|radeon\s*[0-9]{3}m\b|ryzen\s*[0-9]\s*(?:pro\s*)?[0-9]{4}g\b|\b80[56]0s\b|strix halo|steam deck)");
+  static const RE2 bare_igpu(R"((?i)\bigpu\b|\bintegrated\b|\bapu\b)");
+  static const RE2 intel(R"((?i)\bintel\b)");
+  static const RE2 dgpu(
+      R"((?i)\bdgpu\b|\bdiscrete\b|\brx\s*[0-9]{3,4}\b|instinct|radeon pro w|radeon vii|\bmi[0-9]{2,3}x?\b|geforce|\brtx\b|quadro|tesla)");
+  bool igpu =
+      RE2::PartialMatch(sp(text), amd_igpu) ||
+      (f.vendor == "amd" && RE2::PartialMatch(sp(text), bare_igpu) && !RE2::PartialMatch(sp(text), intel));
+  bool discrete = RE2::PartialMatch(sp(text), dgpu);
+  for (const auto& g : f.gfx_targets) {
+    const auto it = kb.gfx.find(g);
+    if (it == kb.gfx.end()) continue;
+    if (it->second.integrated) {
+      igpu = true;
+    } else {
+      discrete = true;
+    }
+  }
+  if (igpu) f.igpu = true;
+  if (discrete) f.dgpu = true;
+}
+
+void parse_versions(std::string_view text, MachineFacts& f) {
+  static const RE2 torch_v(
+      R"((?i)\b(?:py)?torch\s*(?:version\s*)?[:=v]?\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?[a-z0-9.+]*))");
+  static const RE2 cu_tag(R"(\+cu([0-9]{2,3})\b)");
+  static const RE2 cu_word(R"((?i)\bcu([0-9]{3})\b)");
+  static const RE2 cuda_v(R"((?i)\bcuda\s*(?:version\s*)?:?\s*([0-9]{1,2}\.[0-9]))");
+  static const RE2 rocm_tag(R"((?i)\+rocm([0-9]+\.[0-9]+(?:\.[0-9]+)?))");
+  static const RE2 rocm_v(R"((?i)\brocm\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?))");
+  static const RE2 driver(R"((?i)driver\s*(?:version)?\s*:?\s*([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]+)?))");
+  static const RE2 cpu_only(R"((?i)\+cpu\b|\bcpu[- ]only\b)");
+  std::string v;
+  if (f.torch_version.empty() && RE2::PartialMatch(sp(text), torch_v, &v)) f.torch_version = v;
+  if (f.torch_cuda.empty()) {
+    if (RE2::PartialMatch(sp(text), cu_tag, &v) || RE2::PartialMatch(sp(text), cu_word, &v)) {
+      f.torch_cuda = cuda_from_tag(v);
+    } else if (RE2::PartialMatch(sp(text), cuda_v, &v)) {
+      f.torch_cuda = v;
+    }
+  }
+  if (f.torch_rocm.empty() &&
+      (RE2::PartialMatch(sp(text), rocm_tag, &v) || RE2::PartialMatch(sp(text), rocm_v, &v))) {
+    f.torch_rocm = v;
+  }
+  if (f.driver.empty() && RE2::PartialMatch(sp(text), driver, &v)) f.driver = v;
+  if (!f.cpu_only_torch) {
+    if (RE2::PartialMatch(sp(text), cpu_only)) {
+      f.cpu_only_torch = true;
+    } else if (RE2::PartialMatch(sp(text), cu_tag, &v) || RE2::PartialMatch(sp(text), rocm_tag, &v)) {
+      f.cpu_only_torch = false;
+    }
+  }
+}
+
+void parse_env(std::string_view env, bool env_known, MachineFacts& f) {
+  static const RE2 assign(R"(\b([A-Z][A-Z0-9_]*)=("[^"]*"|'[^']*'|\S*))");
+  re2::StringPiece input = sp(env);
+  std::string name, value;
+  bool override_seen = false;
+  while (RE2::FindAndConsume(&input, assign, &name, &value)) {
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+      value = value.substr(1, value.size() - 2);
+    if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !value.empty()) {
+      override_seen = true;
+      if (f.override_value.empty()) f.override_value = value;
+    }
+    if ((name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES") &&
+        (value.empty() || value == "-1")) {
+      f.hints.push_back("visible_devices_empty");
+    }
+  }
+  if (override_seen) {
+    f.override_set = true;
+  } else if (env_known && !f.override_set) {
+    f.override_set = false;
+  }
+}
+
+MachineFacts parse_context(const KbData& kb, const MachineContext& ctx) {
+  MachineFacts f;
+  const std::string all =
+      ctx.arch + " | " + ctx.gpu + " | " + ctx.backend + " | " + ctx.versions + " | " + ctx.os;
+  f.gpu = trim(ctx.gpu);
+  // OS: the os field first, then anything else that names one.
+  f.os = os_family(ctx.os);
+  if (f.os.empty()) f.os = os_family(all);
+  // Backend: the backend field first, then version tags (+rocm6.2, +cu121).
+  f.backend = backend_family(ctx.backend);
+  if (f.backend.empty()) f.backend = backend_family(ctx.versions + " " + ctx.arch);
+  // gfx targets, in order of mention; "reported as gfxNNNN" is what the runtime sees.
+  static const RE2 gfx_re(R"((?i)\b(gfx[0-9]{2,4}[0-9a-fx])\b)");
+  static const RE2 reported(
+      R"((?i)(?:reported|seen|detected|shows?|identified)\s+as\s+(gfx[0-9]{2,4}[0-9a-fx])\b)");
+  for (const std::string* field : {&ctx.arch, &ctx.gpu, &ctx.backend, &ctx.versions}) {
+    re2::StringPiece in = sp(*field);
+    std::string g;
+    while (RE2::FindAndConsume(&in, gfx_re, &g)) add_gfx(f, lower(g));
+  }
+  std::string rep;
+  if (RE2::PartialMatch(all, reported, &rep)) f.reported_gfx = lower(rep);
+  // NVIDIA compute capability.
+  static const RE2 sm_re(R"((?i)\bsm_?([0-9]{2,3})[a-z]?\b)");
+  static const RE2 cc_re(R"((?i)(?:compute|cuda)\s*capability\s*:?\s*([0-9]+\.[0-9]+))");
+  std::string v;
+  if (RE2::PartialMatch(ctx.arch + " " + ctx.gpu, sm_re, &v)) {
+    f.sm = "sm_" + v;
+  } else if (RE2::PartialMatch(all, cc_re, &v)) {
+    f.sm = cc_to_sm(v);
+  }
+  arch_from_names(kb, ctx.gpu + " | " + ctx.arch, f);
+  choose_primary_gfx(kb, f);
+  // Vendor: GPU words first, then the backend.
+  f.vendor = vendor_of(ctx.gpu);
+  if (f.vendor.empty()) f.vendor = vendor_of(ctx.arch);
+  if (f.vendor.empty() && !f.gfx.empty()) f.vendor = "amd";
+  if (f.vendor.empty() && !f.sm.empty()) f.vendor = "nvidia";
+  if (f.vendor.empty()) f.vendor = vendor_of_backend(f.backend);
+  if (f.vendor.empty()) {
+    static const RE2 weak_amd(R"((?i)\bamd\b)");
+    static const RE2 weak_intel(R"((?i)\bintel\b)");
+    if (RE2::PartialMatch(ctx.gpu, weak_amd))
+      f.vendor = "amd";
+    else if (RE2::PartialMatch(ctx.gpu, weak_intel))
+      f.vendor = "intel";
+  }
+  parse_versions(all, f);
+  derive_gpu_presence(kb, ctx.arch + " | " + ctx.gpu, f);
+  // Override: named in the text, a target "reported as" another, or in the environment.
+  static const RE2 override_re(R"((?i)HSA_OVERRIDE_GFX_VERSION|\boverrid(?:e|den)\b)");
+  static const RE2 override_value(R"((?i)overrid\w*[^0-9\n]{0,30}([0-9]+\.[0-9]+\.[0-9]+))");
+  if (RE2::PartialMatch(all, override_re) || (!f.reported_gfx.empty() && f.reported_gfx != f.gfx)) {
+    f.override_set = true;
+    if (RE2::PartialMatch(all, override_value, &v)) f.override_value = v;
+  }
+  parse_env(ctx.env, ctx.env_known, f);
+  return f;
+}
+
+/// Completes context facts with what the log said (context first).
+void merge_log_facts(const KbData& kb, const std::map<std::string, std::string>& log, MachineFacts& f) {
+  auto get = [&](const char* k) -> std::string {
+    const auto it = log.find(k);
+    return it == log.end() ? std::string() : it->second;
+  };
+  if (f.gfx_targets.empty() && !get("gfx").empty()) {
+    add_gfx(f, lower(get("gfx")));
+    choose_primary_gfx(kb, f);
+  }
+  if (f.sm.empty()) {
+    if (!get("sm").empty())
+      f.sm = lower(get("sm"));
+    else if (!get("cc").empty())
+      f.sm = cc_to_sm(get("cc"));
+  }
+  if (f.gpu.empty() && !get("gpu").empty()) {
+    f.gpu = get("gpu");
+    MachineFacts named;
+    arch_from_names(kb, f.gpu, named);
+    if (f.gfx_targets.empty() && !named.gfx_targets.empty()) {
+      f.gfx_targets = named.gfx_targets;
+      choose_primary_gfx(kb, f);
+    }
+    if (f.sm.empty()) f.sm = named.sm;
+  }
+  if (f.os.empty() && !get("os").empty()) f.os = os_family(get("os"));
+  if (f.driver.empty()) f.driver = get("driver");
+  if (f.driver_cuda.empty()) f.driver_cuda = get("driver_cuda");
+  if (f.torch_cuda.empty()) f.torch_cuda = get("torch_cuda");
+  if (f.torch_rocm.empty()) f.torch_rocm = get("torch_rocm");
+  if (f.torch_version.empty() && !get("torch_version").empty()) {
+    f.torch_version = get("torch_version");
+    parse_versions("torch " + f.torch_version, f);
+  }
+  if (!f.cpu_only_torch && get("cpu_only_torch") == "yes") f.cpu_only_torch = true;
+  if (f.backend.empty()) f.backend = get("backend");
+  if (f.vendor.empty()) {
+    if (!f.gfx.empty())
+      f.vendor = "amd";
+    else if (!f.sm.empty())
+      f.vendor = "nvidia";
+    else if (!get("vendor").empty())
+      f.vendor = get("vendor");
+    else
+      f.vendor = vendor_of_backend(f.backend);
+  }
+}
+
+// ---------------------------------------------------------------- conditions
+
+struct EvalContext {
+  const KbData& kb;
+  const MachineFacts& f;
+  const std::map<std::string, std::string>& captures;
+  const GfxArch* gfx = nullptr;
+  const SmArch* sm = nullptr;
+  const DriverMin* driver_min = nullptr;
+};
+
+bool matches_value(const json& want, const std::string& have, bool os_rule) {
+  auto one = [&](const std::string& w) {
+    const std::string lw = lower(w);
+    if (lw == have) return true;
+    return os_rule && lw == "linux" && have == "wsl";
+  };
+  if (want.is_string()) return one(want.get<std::string>());
+  for (const auto& w : want) {
+    if (one(w.get<std::string>())) return true;
+  }
+  return false;
+}
+
+std::string min_driver(const EvalContext& c) {
+  if (!c.driver_min) return {};
+  return c.f.os == "windows" ? c.driver_min->windows_min : c.driver_min->linux_min;
+}
+
+Tri eval(const json& cond, const EvalContext& c);
+
+Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
+  const MachineFacts& f = c.f;
+  if (key == "vendor" || key == "backend" || key == "os") {
+    const std::string& have = key == "vendor" ? f.vendor : key == "backend" ? f.backend : f.os;
+    if (have.empty()) return Tri::U;
+    return tri(matches_value(value, have, key == "os"));
+  }
+  if (key == "gfx_support" || key == "gfx_family" || key == "gfx_override") {
+    if (!c.gfx) return Tri::U;
+    const std::string& have = key == "gfx_support"  ? c.gfx->support
+                              : key == "gfx_family" ? c.gfx->family
+                                                    : c.gfx->override_value;
+    return tri(matches_value(value, have, false));
+  }
+  if (key == "hint") {
+    const auto id = value.get<std::string>();
+    return tri(std::find(f.hints.begin(), f.hints.end(), id) != f.hints.end());
+  }
+  if (key == "known") {
+    const auto name = value.get<std::string>();
+    static const std::map<std::string, std::string MachineFacts::*> fields = {
+        {"gfx", &MachineFacts::gfx},
+        {"sm", &MachineFacts::sm},
+        {"os", &MachineFacts::os},
+        {"vendor", &MachineFacts::vendor},
+        {"backend", &MachineFacts::backend},
+        {"gpu", &MachineFacts::gpu},
+        {"driver", &MachineFacts::driver},
+        {"torch_cuda", &MachineFacts::torch_cuda},
+        {"torch_version", &MachineFacts::torch_version}};
+    const auto it = fields.find(name);
+    if (it != fields.end()) return tri(!(f.*(it->second)).empty());
+    return tri(c.captures.count(name) > 0);
+  }
+  if (key == "capture") {
+    for (const auto& [name, re] : value.items()) {
+      // The message is known in full: a value it does not carry makes the condition false.
+      const auto it = c.captures.find(name);
+      if (it == c.captures.end()) return Tri::F;
+      const RE2& r = *c.kb.cond_regex.at(re.get<std::string>());
+      if (!RE2::PartialMatch(it->second, r)) return Tri::F;
+    }
+    return Tri::T;
+  }
+  if (key == "capture_gt") {
+    const auto a = c.captures.find(value[0].get<std::string>());
+    const auto b = c.captures.find(value[1].get<std::string>());
+    if (a == c.captures.end() || b == c.captures.end()) return Tri::U;
+    const auto va = parse_size(a->second), vb = parse_size(b->second);
+    if (!va || !vb) return Tri::U;
+    return tri(*va > *vb);
+  }
+  Tri result = Tri::U;
+  if (key == "integrated_and_discrete") {
+    if ((f.igpu && !*f.igpu) || (f.dgpu && !*f.dgpu)) {
+      result = Tri::F;
+    } else if (f.igpu && f.dgpu) {
+      result = Tri::T;
+    }
+  } else if (key == "override_set") {
+    result = tri_from(f.override_set);
+  } else if (key == "cpu_only_torch") {
+    result = tri_from(f.cpu_only_torch);
+  } else if (key == "cuda_older_than_arch") {
+    if (c.sm && !c.sm->min_cuda.empty() && !f.torch_cuda.empty()) {
+      result = tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
+    }
+  } else if (key == "driver_older_than_cuda") {
+    const std::string need = min_driver(c);
+    if (!f.driver.empty() && !need.empty()) {
+      result = tri(compare_versions(f.driver, need) < 0);
+    } else if (!f.driver_cuda.empty() && !f.torch_cuda.empty()) {
+      result = tri(compare_versions(f.driver_cuda, f.torch_cuda) < 0);
+    }
+  } else if (key == "all") {
+    result = Tri::T;
+    for (const auto& sub : value) {
+      const Tri t = eval(sub, c);
+      if (t == Tri::F) return Tri::F;
+      if (t == Tri::U) result = Tri::U;
+    }
+    return result;
+  } else if (key == "any") {
+    result = Tri::F;
+    for (const auto& sub : value) {
+      const Tri t = eval(sub, c);
+      if (t == Tri::T) return Tri::T;
+      if (t == Tri::U) result = Tri::U;
+    }
+    return result;
+  } else if (key == "not") {
+    return tri_not(eval(value, c));
+  }
+  if (value.is_boolean() && !value.get<bool>()) return tri_not(result);
+  return result;
+}
+
+Tri eval(const json& cond, const EvalContext& c) {
+  if (cond.is_null()) return Tri::T;
+  Tri out = Tri::T;
+  for (const auto& [key, value] : cond.items()) {
+    const Tri t = eval_key(key, value, c);
+    if (t == Tri::F) return Tri::F;
+    if (t == Tri::U) out = Tri::U;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- rendering
+
+/// Replaces {name} and {name|default}; unknown names without a default become <name>.
+std::string render(std::string_view text, const EvalContext& c) {
+  auto lookup = [&](const std::string& name) -> std::string {
+    if (const auto it = c.captures.find(name); it != c.captures.end()) return it->second;
+    const MachineFacts& f = c.f;
+    if (name == "gfx") return f.gfx;
+    if (name == "gfx_name") return c.gfx ? c.gfx->name : "";
+    if (name == "gfx_family") return c.gfx ? c.gfx->family : "";
+    if (name == "gfx_note") return c.gfx ? c.gfx->note : "";
+    if (name == "override") return c.gfx ? c.gfx->override_value : "";
+    if (name == "sm") return f.sm;
+    if (name == "sm_name") return c.sm ? c.sm->name : "";
+    if (name == "min_cuda") return c.sm ? c.sm->min_cuda : "";
+    if (name == "wheel") return c.sm ? c.sm->wheel : "";
+    if (name == "torch_cuda") return f.torch_cuda;
+    if (name == "torch_version") return f.torch_version;
+    if (name == "driver") return f.driver;
+    if (name == "min_driver") return min_driver(c);
+    if (name == "os") return f.os;
+    if (name == "vendor") return f.vendor;
+    if (name == "backend") return f.backend;
+    if (name == "gpu") return f.gpu;
+    return {};
+  };
+  std::string out;
+  out.reserve(text.size() + 32);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == '{' && i + 1 < text.size() && text[i + 1] == '{') {
+      out.push_back('{');
+      ++i;
+      continue;
+    }
+    if (ch == '}' && i + 1 < text.size() && text[i + 1] == '}') {
+      out.push_back('}');
+      ++i;
+      continue;
+    }
+    if (ch != '{') {
+      out.push_back(ch);
+      continue;
+    }
+    std::size_t close = std::string_view::npos;  // the matching brace: defaults may hold placeholders
+    for (std::size_t j = i + 1, depth = 1; j < text.size(); ++j) {
+      if (text[j] == '{') ++depth;
+      if (text[j] == '}' && --depth == 0) {
+        close = j;
+        break;
+      }
+    }
+    if (close == std::string_view::npos) {
+      out.push_back(ch);
+      continue;
+    }
+    const std::string_view inner = text.substr(i + 1, close - i - 1);
+    const auto bar = inner.find('|');
+    const std::string name(inner.substr(0, bar));
+    const bool valid = !name.empty() && std::all_of(name.begin(), name.end(), [](char x) {
+      return std::islower(static_cast<unsigned char>(x)) || std::isdigit(static_cast<unsigned char>(x)) ||
+             x == '_';
+    });
+    if (!valid) {
+      out.push_back(ch);
+      continue;
+    }
+    std::string value = lookup(name);
+    if (value.empty())
+      value = bar == std::string_view::npos ? "<" + name + ">" : render(inner.substr(bar + 1), c);
+    out += value;
+    i = close;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- scanning
+
+struct EntryState {
+  std::size_t count = 0;         // matching lines (not pattern hits)
+  std::size_t last_counted = 0;  // line number counted last
+  std::vector<std::string> lines;
+  std::vector<std::size_t> numbers;
+  std::map<std::string, std::string> captures;
+  bool unless = false;
+};
+
+class Scanner {
+ public:
+  Scanner(const KbData& kb, const ExplainOptions& opt)
+      : kb_(kb), opt_(opt), entries_(kb.errors.size()), hints_(kb.hints.size(), false) {}
+
+  void feed(std::string_view line, std::size_t number) {
+    if (line.empty()) return;
+    match_set(kb_.line_set, line, number, false);
+    if (kb_.window_set.set && !prev_.empty()) {
+      window_.clear();
+      window_.append(prev_).push_back('\n');
+      window_.append(line);
+      match_set(kb_.window_set, window_, number, true);
+    }
+    prev_.assign(line.data(), line.size());
+    prev_number_ = number;
+  }
+
+  std::vector<EntryState>& entries() { return entries_; }
+  const std::vector<bool>& hints() const { return hints_; }
+  const std::map<std::string, std::string>& log_facts() const { return log_facts_; }
+
+ private:
+  void record(EntryState& st, std::string_view text, std::size_t number) {
+    if (!st.numbers.empty() && st.numbers.back() == number) return;
+    if (st.lines.size() >= opt_.max_lines_per_cause) return;
+    std::string shown = cap_display(text);
+    if (std::find(st.lines.begin(), st.lines.end(), shown) != st.lines.end()) return;  // repeated line
+    st.lines.push_back(std::move(shown));
+    st.numbers.push_back(number);
+  }
+
+  void handle(const SetItem& item, std::string_view text, std::size_t number, bool window) {
+    switch (item.kind) {
+      case SetItem::kEntry: {
+        EntryState& st = entries_[item.owner];
+        if (window) {
+          const auto nl = text.find('\n');
+          if (st.numbers.empty() || st.numbers.back() != prev_number_) {
+            record(st, text.substr(0, nl), prev_number_);
+          }
+          record(st, text.substr(nl + 1), number);
+        } else {
+          record(st, text, number);
+        }
+        if (st.last_counted != number) {
+          st.last_counted = number;
+          ++st.count;
+        }
+        if (st.captures.size() < 24) extract_captures(*item.re, text, st.captures);
+        break;
+      }
+      case SetItem::kUnless:
+        entries_[item.owner].unless = true;
+        break;
+      case SetItem::kHint:
+        hints_[item.owner] = true;
+        break;
+      case SetItem::kFact: {
+        const FactPattern& fp = kb_.facts[item.owner];
+        extract_captures(*fp.re, text, log_facts_);
+        for (const auto& [k, v] : fp.set) log_facts_.emplace(k, v);
+        break;
+      }
+    }
+  }
+
+  void match_set(const PatternSet& ps, std::string_view text, std::size_t number, bool window) {
+    hits_.clear();
+    RE2::Set::ErrorInfo info{};
+    if (!ps.set->Match(sp(text), &hits_, &info)) {
+      if (info.kind == RE2::Set::kNoError) return;  // nothing matched
+      // The DFA ran out of memory on this input: match pattern by pattern.
+      hits_.clear();
+      for (std::size_t i = 0; i < ps.items.size(); ++i) {
+        if (RE2::PartialMatch(sp(text), *ps.items[i].re)) hits_.push_back(static_cast<int>(i));
+      }
+    }
+    std::sort(hits_.begin(), hits_.end());  // pattern order: specific patterns capture first
+    for (const int idx : hits_) handle(ps.items[static_cast<std::size_t>(idx)], text, number, window);
+  }
+
+  const KbData& kb_;
+  const ExplainOptions& opt_;
+  std::vector<EntryState> entries_;
+  std::vector<bool> hints_;
+  std::map<std::string, std::string> log_facts_;
+  std::vector<int> hits_;
+  std::string prev_, window_;
+  std::size_t prev_number_ = 0;
+};
+
+struct Chosen {
+  const Variant* v;
+  bool applies;
+};
+
+Diagnosis build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st, const MachineFacts& facts) {
+  EvalContext c{kb, facts, st.captures};
+  if (!facts.gfx.empty()) {
+    const auto it = kb.gfx.find(facts.gfx);
+    if (it != kb.gfx.end()) c.gfx = &it->second;
+  }
+  if (!facts.sm.empty()) {
+    const auto it = kb.sm.find(facts.sm);
+    if (it != kb.sm.end()) c.sm = &it->second;
+  }
+  if (!facts.torch_cuda.empty()) {
+    for (const auto& d : kb.drivers) {
+      if (compare_versions(d.cuda, facts.torch_cuda) <= 0) c.driver_min = &d;
+    }
+  }
+  std::vector<Variant> scratch;
+  const auto& variants = kb.variants_of(e, scratch);
+  std::vector<Chosen> regular_true, regular_unknown, fallback_true, fallback_unknown;
+  for (const auto& v : variants) {
+    const Tri t = eval(v.when, c);
+    if (t == Tri::F) continue;
+    auto& bucket = v.fallback ? (t == Tri::T ? fallback_true : fallback_unknown)
+                              : (t == Tri::T ? regular_true : regular_unknown);
+    bucket.push_back({&v, t == Tri::T});
+  }
+  std::vector<Chosen> shown;
+  bool listing = false;
+  if (!regular_true.empty()) {
+    shown = regular_true;
+  } else if (!regular_unknown.empty()) {
+    listing = true;
+    shown = regular_unknown;
+    for (auto& x : fallback_true) shown.push_back({x.v, false});
+    for (auto& x : fallback_unknown) shown.push_back({x.v, false});
+    for (auto& x : shown) x.applies = false;
+  } else if (!fallback_true.empty()) {
+    shown = fallback_true;
+  } else if (!fallback_unknown.empty()) {
+    listing = true;
+    shown = fallback_unknown;
+    for (auto& x : shown) x.applies = false;
+  }
+
+  Diagnosis d;
+  d.id = e.id;
+  d.title = render(e.title, c);
+  d.cause = render(e.cause, c);
+  d.reference = e.reference;
+  d.status = e.status;
+  d.severity = e.severity;
+  d.score = e.priority;
+  d.match_count = st.count;
+  d.matched_lines = std::move(st.lines);
+  d.line_numbers = std::move(st.numbers);
+  d.details = st.captures;
+  d.context_needed = listing;
+  for (const auto& x : shown) {
+    FixOption o;
+    o.when = x.v->when.is_null() && !listing ? "" : render(x.v->label, c);
+    o.text = render(x.v->fix, c);
+    o.applies = x.applies;
+    d.fixes.push_back(std::move(o));
+  }
+  if (!listing) {
+    for (const auto& x : shown) {
+      if (!x.v->cause.empty()) {
+        d.cause = render(x.v->cause, c);
+        break;
+      }
+    }
+  }
+  if (d.fixes.empty()) d.fixes.push_back({"", render(e.fix, c), true});
+  if (listing) {
+    d.fix = "Which fix applies depends on the machine:";
+    for (const auto& o : d.fixes) {
+      d.fix += o.when == "otherwise" ? fmt::format("\n- otherwise: {}", o.text)
+                                     : fmt::format("\n- if {}: {}", o.when, o.text);
+    }
+  } else if (d.fixes.size() == 1) {
+    d.fix = d.fixes.front().text;
+  } else {
+    for (std::size_t i = 0; i < d.fixes.size(); ++i) {
+      if (i) d.fix += "\n";
+      d.fix += "- " + d.fixes[i].text;
+    }
+  }
+  return d;
+}
+
+std::vector<Diagnosis> finish(const KbData& kb, Scanner& sc, const MachineContext& ctx,
+                              MachineFacts* facts_out) {
+  MachineFacts facts = parse_context(kb, ctx);
+  merge_log_facts(kb, sc.log_facts(), facts);
+  for (std::size_t i = 0; i < kb.hints.size(); ++i) {
+    if (sc.hints()[i]) facts.hints.push_back(kb.hints[i].id);
+  }
+  std::vector<Diagnosis> out;
+  std::set<std::string> suppressed;
+  auto& states = sc.entries();
+  for (std::size_t i = 0; i < kb.errors.size(); ++i) {
+    if (states[i].count == 0 || states[i].unless) continue;
+    for (const auto& s : kb.errors[i].suppresses) suppressed.insert(s);
+  }
+  for (std::size_t i = 0; i < kb.errors.size(); ++i) {
+    auto& st = states[i];
+    if (st.count == 0 || st.unless || suppressed.count(kb.errors[i].id)) continue;
+    out.push_back(build_diagnosis(kb, kb.errors[i], st, facts));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
+    if (a.score != b.score) return a.score > b.score;
+    const std::size_t la = a.line_numbers.empty() ? 0 : a.line_numbers.front();
+    const std::size_t lb = b.line_numbers.empty() ? 0 : b.line_numbers.front();
+    return la < lb;
+  });
+  if (facts_out) *facts_out = std::move(facts);
+  return out;
+}
+
+/// Splits text into lines on \n, \r\n and bare \r (progress bars), feeding each.
+template <typename Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+  std::size_t start = 0, number = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '\n' || text[i] == '\r') {
+      ++number;
+      fn(text.substr(start, i - start), number);
+      if (i < text.size() && text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      start = i + 1;
+    }
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public API
 
 KnowledgeBase::KnowledgeBase() : impl_(std::make_unique<Impl>()) {}
 KnowledgeBase::~KnowledgeBase() = default;
@@ -65,33 +1290,21 @@ KnowledgeBase& KnowledgeBase::operator=(KnowledgeBase&&) noexcept = default;
 KnowledgeBase KnowledgeBase::load(const std::string& dir) {
   KnowledgeBase kb;
   const fs::path root(dir);
-  const json errors = read_json_file(root / "errors.json");
-  for (const auto& e : errors.at("errors")) {
-    ErrorEntry entry;
-    entry.id = e.at("id").get<std::string>();
-    entry.title = e.value("title", "");
-    entry.cause = e.value("cause", "");
-    entry.fix = e.value("fix", "");
-    entry.reference = e.value("reference", "");
-    const auto status = status_from_string(e.value("status", "error"));
-    if (!status) throw KbError(fmt::format("kb entry {}: unknown status", entry.id));
-    entry.status = *status;
-    for (const auto& p : e.at("patterns")) {
-      auto re = std::make_unique<RE2>(p.get<std::string>(), RE2::Quiet);
-      if (!re->ok()) {
-        throw KbError(fmt::format("kb entry {}: bad pattern '{}': {}", entry.id, p.get<std::string>(),
-                                  re->error()));
-      }
-      entry.patterns.push_back(std::move(re));
-    }
-    kb.impl_->errors.push_back(std::move(entry));
-  }
+  load_errors(root / "errors.json", *kb.impl_);
+  const fs::path arch_path = root / "arch.json";
+  if (fs::exists(arch_path)) load_arch(arch_path, *kb.impl_);
   const fs::path env_path = root / "env_vars.json";
   if (fs::exists(env_path)) {
-    for (const auto& v : read_json_file(env_path).at("variables")) {
-      kb.impl_->env.push_back({v.at("name").get<std::string>(), v.value("effect", "")});
+    try {
+      const json doc = read_json_file(env_path);  // kept alive: the loop reads into it
+      for (const auto& v : doc.at("variables")) {
+        kb.impl_->env.push_back({v.at("name").get<std::string>(), v.value("effect", "")});
+      }
+    } catch (const json::exception& ex) {
+      throw KbError(fmt::format("kb file {}: {}", env_path.string(), ex.what()));
     }
   }
+  build_sets(*kb.impl_);
   return kb;
 }
 
@@ -105,37 +1318,95 @@ KnowledgeBase KnowledgeBase::load_default() {
   return load(dir);
 }
 
-std::vector<Diagnosis> KnowledgeBase::explain(std::string_view text, const MachineContext&) const {
-  std::vector<Diagnosis> out;
-  const auto lines = split_lines(text);
-  for (const auto& entry : impl_->errors) {
-    Diagnosis d;
-    for (const auto& line : lines) {
-      for (const auto& re : entry.patterns) {
-        if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *re)) {
-          d.matched_lines.emplace_back(line);
-          break;
-        }
-      }
+std::vector<Diagnosis> KnowledgeBase::explain(std::string_view text, const MachineContext& ctx) const {
+  const ExplainOptions opt;
+  Scanner sc(*impl_, opt);
+  std::string line;
+  for_each_line(text, [&](std::string_view l, std::size_t n) {
+    if (l.size() > opt.max_line_bytes) l = l.substr(0, opt.max_line_bytes);
+    if (l.find('\x1b') != std::string_view::npos) {
+      line.assign(l.data(), l.size());
+      strip_ansi(line);
+      sc.feed(line, n);
+    } else {
+      sc.feed(l, n);
     }
-    if (d.matched_lines.empty()) continue;
-    d.id = entry.id;
-    d.title = entry.title;
-    d.cause = entry.cause;
-    d.fix = entry.fix;
-    d.reference = entry.reference;
-    d.status = entry.status;
-    d.score = static_cast<double>(d.matched_lines.size());
-    out.push_back(std::move(d));
-  }
-  return out;
+  });
+  return finish(*impl_, sc, ctx, nullptr);
 }
 
-std::optional<Diagnosis> KnowledgeBase::classify(std::string_view message,
-                                                 const MachineContext& ctx) const {
+ExplainResult KnowledgeBase::explain_stream(std::istream& in, const MachineContext& ctx,
+                                            const ExplainOptions& options) const {
+  ExplainResult result;
+  Scanner sc(*impl_, options);
+  std::string line;
+  line.reserve(std::min<std::size_t>(options.max_line_bytes, 1 << 16));
+  bool skipping = false;  // the current line passed max_line_bytes
+  bool after_cr = false;  // swallow the \n of \r\n
+  std::size_t number = 0;
+  auto flush = [&] {
+    ++number;
+    strip_ansi(line);
+    sc.feed(line, number);
+    line.clear();
+    skipping = false;
+  };
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    result.bytes += got;
+    for (std::size_t i = 0; i < got; ++i) {
+      const char ch = buf[i];
+      if (ch == '\n' || ch == '\r') {
+        if (ch == '\n' && after_cr) {
+          after_cr = false;
+          continue;
+        }
+        after_cr = ch == '\r';
+        flush();
+        continue;
+      }
+      after_cr = false;
+      if (ch == '\0') result.binary = true;
+      if (skipping) continue;
+      if (line.size() >= options.max_line_bytes) {
+        skipping = true;
+        ++result.long_lines;
+        continue;
+      }
+      line.push_back(ch);
+    }
+  }
+  if (!line.empty() || skipping) flush();
+  result.lines = number;
+  result.diagnoses = finish(*impl_, sc, ctx, &result.facts);
+  return result;
+}
+
+std::optional<Diagnosis> KnowledgeBase::classify(std::string_view message, const MachineContext& ctx) const {
   auto all = explain(message, ctx);
-  if (all.empty()) return std::nullopt;
-  return all.front();
+  for (auto& d : all) {  // a harmless warning in the text is not the cause of a failure
+    if (d.severity != "info") return std::move(d);
+  }
+  return std::nullopt;
+}
+
+MachineFacts KnowledgeBase::machine_facts(const MachineContext& ctx) const {
+  return parse_context(*impl_, ctx);
+}
+
+std::optional<GfxArch> KnowledgeBase::gfx_arch(std::string_view target) const {
+  const auto it = impl_->gfx.find(lower(target));
+  if (it == impl_->gfx.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<SmArch> KnowledgeBase::sm_arch(std::string_view target) const {
+  const auto it = impl_->sm.find(lower(target));
+  if (it == impl_->sm.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string KnowledgeBase::env_var_effect(std::string_view name) const {
@@ -159,6 +1430,19 @@ std::vector<std::string> KnowledgeBase::env_var_patterns() const {
 
 std::size_t KnowledgeBase::error_entry_count() const { return impl_->errors.size(); }
 
+std::vector<std::string> KnowledgeBase::error_entry_ids() const {
+  std::vector<std::string> out;
+  for (const auto& e : impl_->errors) out.push_back(e.id);
+  return out;
+}
+
+std::vector<std::string> KnowledgeBase::error_entry_examples(std::string_view id) const {
+  for (const auto& e : impl_->errors) {
+    if (e.id == id) return e.examples;
+  }
+  return {};
+}
+
 std::string find_kb_dir() {
   std::vector<fs::path> candidates;
   if (const char* env = std::getenv("ACCEL_DOCTOR_KB"); env && *env) candidates.emplace_back(env);
@@ -175,6 +1459,61 @@ std::string find_kb_dir() {
     if (fs::exists(c / "errors.json", ec)) return fs::weakly_canonical(c, ec).string();
   }
   return {};
+}
+
+json diagnosis_to_json(const Diagnosis& d) {
+  json lines = json::array();
+  for (std::size_t i = 0; i < d.matched_lines.size(); ++i) {
+    lines.push_back(
+        {{"line", i < d.line_numbers.size() ? d.line_numbers[i] : 0}, {"text", d.matched_lines[i]}});
+  }
+  json fixes = json::array();
+  for (const auto& f : d.fixes) fixes.push_back({{"when", f.when}, {"fix", f.text}, {"applies", f.applies}});
+  json status;
+  to_json(status, d.status);
+  return json{{"id", d.id},
+              {"title", d.title},
+              {"severity", d.severity},
+              {"status", status},
+              {"score", d.score},
+              {"cause", d.cause},
+              {"fix", d.fix},
+              {"fixes", fixes},
+              {"context_needed", d.context_needed},
+              {"reference", d.reference},
+              {"match_count", d.match_count},
+              {"matched_lines", lines},
+              {"details", d.details}};
+}
+
+json machine_facts_to_json(const MachineFacts& f) {
+  json j = json::object();
+  auto put = [&](const char* k, const std::string& v) {
+    if (!v.empty()) j[k] = v;
+  };
+  auto put_opt = [&](const char* k, const std::optional<bool>& v) {
+    if (v) j[k] = *v;
+  };
+  put("os", f.os);
+  put("backend", f.backend);
+  put("vendor", f.vendor);
+  put("gfx", f.gfx);
+  if (f.gfx_targets.size() > 1) j["gfx_targets"] = f.gfx_targets;
+  put("reported_gfx", f.reported_gfx);
+  put("sm", f.sm);
+  put("gpu", f.gpu);
+  put("torch_version", f.torch_version);
+  put("torch_cuda", f.torch_cuda);
+  put("torch_rocm", f.torch_rocm);
+  put("driver", f.driver);
+  put("driver_cuda", f.driver_cuda);
+  put("override_value", f.override_value);
+  put_opt("override_set", f.override_set);
+  put_opt("igpu", f.igpu);
+  put_opt("dgpu", f.dgpu);
+  put_opt("cpu_only_torch", f.cpu_only_torch);
+  if (!f.hints.empty()) j["hints"] = f.hints;
+  return j;
 }
 
 }  // namespace accel

@@ -1,9 +1,15 @@
 // The knowledge base: data files under kb/ (installed beside the binary),
 // loaded at start. Error signatures are RE2 patterns mapped to a cause and a
 // fix; the right fix can depend on the machine (gfx target, OS, backend), so
-// every query takes a MachineContext.
+// every query takes a MachineContext. Entries carry conditional fixes
+// ("when the GPU is RDNA2 gfx1031-gfx1036 ...") evaluated against what is
+// known about the machine; with too little known, every possible fix is
+// listed with the condition under which it applies. Formats: docs/knowledge-base.md.
 #pragma once
 
+#include <cstddef>
+#include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +18,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/json.hpp"
 
 namespace accel {
 
@@ -20,25 +27,109 @@ struct KbError : std::runtime_error {
 };
 
 /// What is known about the machine that produced a message. Any field may be
-/// empty (unknown); free text is accepted ("Windows 11", "gfx1032 (dGPU)").
+/// empty (unknown); free text is accepted ("Windows 11", "gfx1032 (dGPU), Vega iGPU",
+/// "torch 1.5.1+cu101, CUDA 10.1").
 struct MachineContext {
   std::string os;        ///< "linux", "windows", "macos", or free text
   std::string arch;      ///< "gfx1032", "sm_90", or free text
   std::string backend;   ///< "rocm", "cuda", "directml", "mps", "xpu", "cpu", or free text
   std::string gpu;       ///< marketing name, free text
   std::string versions;  ///< free text
+  /// Environment variables of the process, "NAME=value" separated by newlines
+  /// or spaces (only the GPU-related ones matter). Free text is accepted.
+  std::string env = {};  // (default initialisers keep 5-field aggregate initialisation warning-free)
+  /// True when `env` lists every relevant variable that was set (e.g. taken
+  /// from a report), so a variable missing from it is known to be unset.
+  bool env_known = false;
+};
+
+/// Facts read from a MachineContext (and, in explain, from the log itself).
+/// Empty strings and empty optionals mean "not known".
+struct MachineFacts {
+  std::string os;       ///< "linux", "windows", "macos", "wsl" (WSL also counts as linux)
+  std::string backend;  ///< "rocm", "cuda", "directml", "mps", "xpu", "cpu"
+  std::string vendor;   ///< "amd", "nvidia", "intel", "apple"
+  std::string gfx;      ///< primary AMD gfx target ("gfx1032", or a family wildcard "gfx103x")
+  std::vector<std::string> gfx_targets;  ///< every gfx target mentioned, primary first
+  std::string reported_gfx;  ///< the target the runtime reports when it differs ("reported as gfx1030")
+  std::string sm;            ///< NVIDIA compute capability, "sm_86"
+  std::string gpu;           ///< GPU name(s) as given
+  std::string torch_version;
+  std::string torch_cuda;  ///< CUDA version torch was built with, "10.1"
+  std::string torch_rocm;
+  std::string driver;                  ///< NVIDIA driver version, "410.48"
+  std::string driver_cuda;             ///< newest CUDA the driver supports (nvidia-smi "CUDA Version")
+  std::string override_value;          ///< HSA_OVERRIDE_GFX_VERSION value when known
+  std::optional<bool> override_set;    ///< HSA_OVERRIDE_GFX_VERSION (or per-device variant) in effect
+  std::optional<bool> igpu;            ///< an integrated AMD GPU is present
+  std::optional<bool> dgpu;            ///< a discrete GPU is present
+  std::optional<bool> cpu_only_torch;  ///< the installed torch is the CPU-only build
+  std::vector<std::string> hints;      ///< ids of kb hints seen (log evidence, environment)
+};
+
+/// One fix of a diagnosis. `applies` is true when the machine context selects
+/// it; false when it is one of several possibilities listed because the
+/// context does not say which one applies (then `when` says when it does).
+struct FixOption {
+  std::string when;  ///< human-readable condition; "otherwise" for the fallback; empty if unconditional
+  std::string text;
+  bool applies = true;
 };
 
 /// One recognised cause in a text.
 struct Diagnosis {
-  std::string id;          ///< kb/errors.json entry id
+  std::string id;  ///< kb/errors.json entry id
   std::string title;
-  std::string cause;
-  std::string fix;         ///< already specialised to the context
+  std::string cause;  ///< specialised to the context where a chosen fix refines it
+  std::string fix;    ///< already specialised to the context (all of `fixes`, rendered)
   std::string reference;
-  Status status = Status::error;  ///< for operator errors: `error` or `unavailable`
-  std::vector<std::string> matched_lines;
-  double score = 0;        ///< higher is more specific
+  Status status = Status::error;           ///< for operator errors: `error` or `unavailable`
+  std::vector<std::string> matched_lines;  ///< the first few matching lines (each capped)
+  double score = 0;                        ///< higher is more specific (the entry's priority)
+  // -- added with the conditional-fix engine
+  std::string severity = "error";              ///< "error", "warning" or "info" (harmless)
+  std::vector<FixOption> fixes;                ///< chosen fixes, or the possibilities when none is chosen
+  bool context_needed = false;                 ///< the fix depends on facts the context does not give
+  std::vector<std::size_t> line_numbers;       ///< 1-based, parallel to matched_lines
+  std::size_t match_count = 0;                 ///< all matching lines (matched_lines keeps only a few)
+  std::map<std::string, std::string> details;  ///< values captured from the matched lines (op, dtype, ...)
+};
+
+/// Limits of the streaming reader.
+struct ExplainOptions {
+  std::size_t max_line_bytes = 64 * 1024;  ///< longer lines are cut there (the rest is skipped)
+  std::size_t max_lines_per_cause = 6;     ///< matching lines kept per diagnosis
+};
+
+/// The outcome of reading a whole log.
+struct ExplainResult {
+  std::vector<Diagnosis> diagnoses;  ///< most specific first
+  MachineFacts facts;                ///< from the context, completed from the log
+  std::size_t lines = 0;
+  std::size_t bytes = 0;
+  std::size_t long_lines = 0;  ///< lines cut at max_line_bytes
+  bool binary = false;         ///< NUL bytes seen (binary input)
+};
+
+/// Facts about an AMD gfx target (kb/arch.json).
+struct GfxArch {
+  std::string target;          ///< "gfx1032"
+  std::string family;          ///< "rdna2"
+  std::string name;            ///< products
+  std::string support;         ///< "native", "override", "override_risky", "none"
+  std::string override_value;  ///< HSA_OVERRIDE_GFX_VERSION value, "" when none is safe
+  bool integrated = false;
+  std::string note;
+  std::vector<std::string> sources;
+};
+
+/// Facts about an NVIDIA compute capability (kb/arch.json).
+struct SmArch {
+  std::string target;  ///< "sm_120"
+  std::string family;  ///< "blackwell"
+  std::string name;
+  std::string min_cuda;  ///< first CUDA version with this architecture
+  std::string wheel;     ///< which torch build to install for it
 };
 
 class KnowledgeBase {
@@ -57,8 +148,20 @@ class KnowledgeBase {
   /// Every cause recognised in `text` (a log, traceback or error message),
   /// most specific first. Linear in the size of the text.
   std::vector<Diagnosis> explain(std::string_view text, const MachineContext& ctx) const;
-  /// The best cause for one operator error message, if any.
+  /// The same for a stream read line by line: memory stays bounded whatever
+  /// the size of the input (long lines are cut, only matching lines are kept).
+  ExplainResult explain_stream(std::istream& in, const MachineContext& ctx,
+                               const ExplainOptions& options = {}) const;
+  /// The best cause for one operator error message, if any. Harmless causes
+  /// (severity "info", e.g. a missing MIOpen perf database) are never returned.
   std::optional<Diagnosis> classify(std::string_view message, const MachineContext& ctx) const;
+
+  /// What the context says, parsed (gfx/sm targets, OS and backend family, versions).
+  MachineFacts machine_facts(const MachineContext& ctx) const;
+  /// kb/arch.json facts of a gfx target ("gfx1032", also wildcards "gfx103x").
+  std::optional<GfxArch> gfx_arch(std::string_view target) const;
+  /// kb/arch.json facts of an NVIDIA architecture ("sm_86").
+  std::optional<SmArch> sm_arch(std::string_view target) const;
 
   /// What an environment variable does (kb/env_vars.json), empty if unknown.
   std::string env_var_effect(std::string_view name) const;
@@ -66,6 +169,10 @@ class KnowledgeBase {
   std::vector<std::string> env_var_patterns() const;
 
   std::size_t error_entry_count() const;
+  /// Ids of the error entries, in file order.
+  std::vector<std::string> error_entry_ids() const;
+  /// The sample lines of an entry ("examples" in kb/errors.json).
+  std::vector<std::string> error_entry_examples(std::string_view id) const;
 
  private:
   struct Impl;
@@ -75,5 +182,9 @@ class KnowledgeBase {
 /// Where the kb directory is: $ACCEL_DOCTOR_KB, <exe dir>/kb,
 /// <exe dir>/../share/accel-doctor/kb, then the source tree. Empty if none.
 std::string find_kb_dir();
+
+/// JSON forms used by `explain --json` (see docs/knowledge-base.md).
+json diagnosis_to_json(const Diagnosis& d);
+json machine_facts_to_json(const MachineFacts& f);
 
 }  // namespace accel

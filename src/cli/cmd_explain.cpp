@@ -1,0 +1,285 @@
+// `explain [FILE|-]`: reads a log or traceback (streamed line by line, any
+// size), recognises causes with the knowledge base and prints each with its
+// matching lines, explanation and fix. The fix depends on the machine, given
+// with --arch/--os/--backend/--gpu/--versions/--env or taken from a saved
+// report (--from); with nothing known every possibility is listed.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli/app.hpp"
+#include "core/json.hpp"
+
+namespace accel::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+/// Greedy word wrap with a hanging indent; keeps explicit line breaks.
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out;
+  std::size_t start = 0;
+  bool first_para = true;
+  while (start <= text.size()) {
+    const auto nl = text.find('\n', start);
+    const std::string para = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!first_para) out += "\n" + indent;
+    first_para = false;
+    // A bullet's continuation lines line up after "- ".
+    const std::string cont = indent + (para.rfind("- ", 0) == 0 ? "  " : "");
+    std::size_t col = indent.size();
+    std::size_t i = 0;
+    bool first_word = true;
+    while (i < para.size()) {
+      const auto sp = para.find(' ', i);
+      const std::string word = para.substr(i, sp == std::string::npos ? std::string::npos : sp - i);
+      i = sp == std::string::npos ? para.size() : sp + 1;
+      if (word.empty()) continue;
+      if (!first_word && col + 1 + word.size() > width) {
+        out += "\n" + cont;
+        col = cont.size();
+      } else if (!first_word) {
+        out += ' ';
+        ++col;
+      }
+      out += word;
+      col += word.size();
+      first_word = false;
+    }
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+std::string shorten(const std::string& s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t cut = max > 3 ? max - 3 : max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut;  // not inside a UTF-8 sequence
+  return s.substr(0, cut) + "...";
+}
+
+std::string paint(const std::string& text, const char* code, const ConsoleStyle& style) {
+  if (!style.color) return text;
+  return fmt::format("\033[{}m{}\033[0m", code, text);
+}
+
+const char* severity_color(const std::string& severity) {
+  if (severity == "error") return "1;31";
+  if (severity == "warning") return "1;33";
+  return "1;36";
+}
+
+std::string describe_facts(const MachineFacts& f, const KnowledgeBase& kb) {
+  std::vector<std::string> parts;
+  if (!f.gfx.empty()) {
+    const auto a = kb.gfx_arch(f.gfx);
+    parts.push_back(a ? fmt::format("{} ({}, {})", f.gfx, a->family,
+                                    a->support == "native" ? "supported natively"
+                                    : a->support == "none" ? "no safe override"
+                                                           : "override " + a->override_value)
+                      : f.gfx);
+  }
+  if (!f.sm.empty()) parts.push_back(f.sm);
+  if (!f.gpu.empty()) {
+    parts.push_back(shorten(f.gpu, 60));
+  } else if (!f.vendor.empty()) {
+    parts.push_back(f.vendor + " GPU");
+  }
+  if (!f.os.empty()) parts.push_back(f.os);
+  if (!f.backend.empty()) parts.push_back(f.backend);
+  if (!f.torch_version.empty()) parts.push_back("torch " + f.torch_version);
+  if (!f.torch_cuda.empty()) parts.push_back("CUDA " + f.torch_cuda);
+  if (f.cpu_only_torch && *f.cpu_only_torch) parts.push_back("CPU-only torch");
+  if (!f.driver.empty()) parts.push_back("driver " + f.driver);
+  if (f.override_set && *f.override_set) {
+    parts.push_back("HSA_OVERRIDE_GFX_VERSION set" +
+                    (f.override_value.empty() ? "" : "=" + f.override_value));
+  }
+  if (f.igpu && *f.igpu) parts.push_back("integrated GPU present");
+  return join(parts, ", ");
+}
+
+std::string render_human(const ExplainResult& r, const std::string& source, const KnowledgeBase& kb,
+                         const ConsoleStyle& style) {
+  const std::size_t width = static_cast<std::size_t>(std::clamp(style.width, 60, 120));
+  std::string out;
+  const std::string what =
+      fmt::format("{} ({} line{}, {} byte{}{})", source, r.lines, r.lines == 1 ? "" : "s", r.bytes,
+                  r.bytes == 1 ? "" : "s", r.binary ? ", binary data" : "");
+  const std::string machine = describe_facts(r.facts, kb);
+  if (r.diagnoses.empty()) {
+    out += fmt::format("Nothing recognised in {}.\n", what);
+    if (!machine.empty()) out += fmt::format("Machine: {}\n", machine);
+    out +=
+        "The knowledge base (kb/errors.json) has no signature for these lines; paste the full traceback,\n"
+        "including the lines before the final error, or run `accel-doctor` on the machine itself.\n";
+    return out;
+  }
+  out +=
+      fmt::format("{} recognised in {}\n",
+                  r.diagnoses.size() == 1 ? "1 cause" : fmt::format("{} causes", r.diagnoses.size()), what);
+  out += fmt::format("Machine: {}\n", machine.empty()
+                                          ? "nothing known (use --arch/--os/--backend/--gpu or --from "
+                                            "report.json for a specific fix)"
+                                          : machine);
+  if (r.long_lines)
+    out += fmt::format("({} very long line(s) were read only up to their first 64 KiB)\n", r.long_lines);
+  for (std::size_t i = 0; i < r.diagnoses.size(); ++i) {
+    const Diagnosis& d = r.diagnoses[i];
+    out += "\n";
+    out += fmt::format("{} {} {}\n", paint(fmt::format("[{}]", i + 1), "1", style),
+                       paint(d.severity, severity_color(d.severity), style), paint(d.title, "1", style));
+    out += fmt::format("    id: {}\n", d.id);
+    const std::size_t shown = std::min<std::size_t>(d.matched_lines.size(), 3);
+    for (std::size_t k = 0; k < shown; ++k) {
+      const std::string prefix =
+          fmt::format("    line {}: ", k < d.line_numbers.size() ? d.line_numbers[k] : 0);
+      out += prefix + shorten(d.matched_lines[k], width > prefix.size() + 10 ? width - prefix.size() : 40) +
+             "\n";
+    }
+    if (d.match_count > shown) {
+      out += fmt::format("    (+{} more matching line{})\n", d.match_count - shown,
+                         d.match_count - shown == 1 ? "" : "s");
+    }
+    out += "    Cause: " + wrap(d.cause, width, "           ") + "\n";
+    out += "    Fix:   " + wrap(d.fix, width, "           ") + "\n";
+    if (!d.reference.empty()) out += "    See:   " + d.reference + "\n";
+  }
+  return out;
+}
+
+json render_json(const ExplainResult& r, const std::string& source, const MachineContext& ctx) {
+  json diagnoses = json::array();
+  for (const auto& d : r.diagnoses) diagnoses.push_back(diagnosis_to_json(d));
+  const ToolInfo tool = tool_info();
+  return json{{"schema_version", 1},
+              {"tool", {{"version", tool.version}, {"commit", tool.commit}}},
+              {"input",
+               {{"source", source},
+                {"lines", r.lines},
+                {"bytes", r.bytes},
+                {"long_lines", r.long_lines},
+                {"binary", r.binary}}},
+              {"context",
+               {{"given",
+                 {{"os", ctx.os},
+                  {"arch", ctx.arch},
+                  {"backend", ctx.backend},
+                  {"gpu", ctx.gpu},
+                  {"versions", ctx.versions}}},
+                {"facts", machine_facts_to_json(r.facts)}}},
+              {"recognised", !r.diagnoses.empty()},
+              {"diagnoses", diagnoses}};
+}
+
+}  // namespace
+
+MachineContext machine_context_from_report(const Report& report) {
+  const Environment& env = report.context.environment;
+  MachineContext m;
+  m.os = env.host.os;
+  m.backend = env.torch.backend;
+  std::vector<std::string> archs, names, versions;
+  for (const auto& d : env.devices) {
+    if (d.type == "cpu") continue;
+    add_unique(archs, d.arch);
+    add_unique(names, d.name + (d.integrated && *d.integrated ? " (integrated)" : ""));
+  }
+  for (const auto& g : env.gpus) {
+    add_unique(archs, g.gfx_target);
+    if (g.gfx_target.empty() && !g.compute_capability.empty()) {
+      std::string cc = g.compute_capability;
+      cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+      add_unique(archs, "sm_" + cc);
+    }
+    if (!g.name.empty()) add_unique(names, g.name + (g.integrated && *g.integrated ? " (integrated)" : ""));
+  }
+  m.arch = join(archs, ", ");
+  m.gpu = join(names, ", ");
+  if (!env.torch.version.empty()) versions.push_back("torch " + env.torch.version);
+  if (!env.torch.cuda_version.empty()) versions.push_back("CUDA " + env.torch.cuda_version);
+  if (!env.torch.hip_version.empty()) versions.push_back("HIP " + env.torch.hip_version);
+  if (env.torch.backend == "cpu" && !env.torch.version.empty()) versions.push_back("cpu-only build");
+  if (!env.driver.nvidia_driver.empty()) versions.push_back("driver " + env.driver.nvidia_driver);
+  if (!env.driver.rocm_version.empty()) versions.push_back("ROCm " + env.driver.rocm_version);
+  m.versions = join(versions, ", ");
+  std::vector<std::string> vars;
+  for (const auto& v : env.env_vars) vars.push_back(v.name + "=" + v.value);
+  m.env = join(vars, "\n");
+  m.env_known = !env.env_vars.empty();
+  return m;
+}
+
+int cmd_explain(App& app, const ExplainArgs& args) {
+  MachineContext ctx;
+  if (!args.from.empty()) {
+    try {
+      ctx = machine_context_from_report(read_report_file(args.from));
+    } catch (const ReportError& e) {
+      throw UsageError(fmt::format("--from {}: {}", args.from, e.what()));
+    }
+  }
+  // Explicit options win over the report.
+  if (!args.os.empty()) ctx.os = args.os;
+  if (!args.arch.empty()) ctx.arch = args.arch;
+  if (!args.backend.empty()) ctx.backend = args.backend;
+  if (!args.gpu.empty()) ctx.gpu = args.gpu;
+  if (!args.versions.empty()) ctx.versions = args.versions;
+  if (!args.env.empty()) {
+    ctx.env = join(args.env, "\n") + (ctx.env.empty() ? "" : "\n" + ctx.env);
+  }
+
+  const KnowledgeBase& kb = app.kb();
+  const bool use_stdin = args.file.empty() || args.file == "-";
+  const std::string source = use_stdin ? "standard input" : args.file;
+  ExplainResult result;
+  if (use_stdin) {
+    std::ios::sync_with_stdio(false);  // buffered reads: logs can be 100 MB
+    result = kb.explain_stream(std::cin, ctx);
+    if (std::cin.bad()) throw UsageError("cannot read standard input");
+  } else {
+    std::error_code ec;
+    if (fs::is_directory(args.file, ec))
+      throw UsageError(fmt::format("{} is a directory, not a log file", args.file));
+    std::ifstream in(args.file, std::ios::binary);
+    if (!in) throw UsageError(fmt::format("cannot read {}: {}", args.file, std::strerror(errno)));
+    result = kb.explain_stream(in, ctx);
+    if (in.bad()) throw UsageError(fmt::format("error while reading {}", args.file));
+  }
+
+  if (args.json) {
+    app.out(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n");
+  } else {
+    app.out(render_human(result, source, kb, app.style_stdout()));
+  }
+  if (!app.options().json_path.empty()) {  // the global --json FILE also saves the JSON form
+    const std::string text = render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n";
+    if (app.options().json_path == "-") {
+      if (!args.json) std::cout << text;
+    } else {
+      std::ofstream out(app.options().json_path, std::ios::binary | std::ios::trunc);
+      if (!out || !(out << text)) throw UsageError("cannot write " + app.options().json_path);
+    }
+  }
+  return result.diagnoses.empty() ? kExitNothingRecognised : kExitHealthy;
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,82 @@
+// `llm`: prefill and decode of a Llama-family model.
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "core/report/console.hpp"
+#include "engine/environment.hpp"
+#include "engine/llm.hpp"
+
+namespace accel::cli {
+
+int cmd_llm(App& app, const LlmArgs& args) {
+  engine::LlmOptions o;
+  o.quick = args.quick;
+  o.preset = args.preset;
+  o.weights_dir = args.weights;
+  o.dtype = args.dtype;
+  o.attention = args.attention;
+  o.batches = args.batches.empty() ? std::vector<int>{1} : args.batches;
+  o.prompts = args.prompts;
+  o.gens = args.gens;
+  o.cpu_compare = !args.no_cpu;
+  o.graphs = !args.no_graphs;
+  o.cpu_preset = args.cpu_preset;
+  o.isolate = !args.no_isolate;
+  if (!o.preset.empty()) {
+    static const std::vector<std::string> kPresets{"tiny", "qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b",
+                                                   "llama-3.1-8b"};
+    for (const auto& p : {o.preset, o.cpu_preset}) {
+      if (!p.empty() && std::find(kPresets.begin(), kPresets.end(), p) == kPresets.end()) {
+        throw UsageError(fmt::format("unknown preset '{}': choose one of {}", p, fmt::join(kPresets, ", ")));
+      }
+    }
+  }
+  o.device = app.device_choice().chosen;
+  const engine::LlmOptions resolved = engine::resolve_llm_options(o);
+  if (args.list) {
+    std::string out;
+    for (const auto& it : engine::list_llm(o)) out += it.key + "\n";
+    app.out(out);
+    return kExitHealthy;
+  }
+  Report& report = app.report("llm");
+  o.machine = engine::machine_context(app.environment(), o.device);
+  app.out(fmt::format("LLM on {}: {} ({}), batch {}, prompt {}, new tokens {}{}\n", o.device,
+                      resolved.weights_dir.empty() ? resolved.preset + " preset, random weights" : resolved.weights_dir,
+                      resolved.dtype, fmt::join(resolved.batches, ","), fmt::join(resolved.prompts, ","),
+                      fmt::join(resolved.gens, ","),
+                      o.device != "cpu" && resolved.cpu_compare
+                          ? fmt::format("; speed-up vs CPU measured with the smaller {} preset on both", resolved.cpu_preset)
+                          : ""));
+  engine::RunCallbacks cb;
+  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.status(fmt::format("[{}/{}] {}", i + 1, n, item.key));
+  };
+  auto results = engine::run_llm(o, cb);
+  app.clear_status();
+  // The suite measured each device's copy bandwidth with the bench code; the
+  // roofline is drawn against those figures.
+  std::vector<Result> measured;
+  for (const auto& r : results) {
+    if (r.evidence.contains("bandwidth_ceiling")) {
+      Result m;
+      m.kind = "bench";
+      m.category = "memory";
+      m.name = "copy";
+      m.device = r.device;
+      m.key = r.evidence["bandwidth_ceiling"].value("key", "");
+      m.status = Status::ok;
+      m.metrics["gbps"] = r.evidence["bandwidth_ceiling"].value("gbps", 0.0);
+      measured.push_back(m);
+    }
+  }
+  app.apply_rooflines(results, measured);
+  app.out(render_llm_table(results, app.style_stdout()));
+  bool failed = false;
+  for (const auto& r : results) failed = failed || is_failure(r.status);
+  report.results.insert(report.results.end(), results.begin(), results.end());
+  app.write_json_if_requested();
+  return failed ? kExitFindings : kExitHealthy;
+}
+
+}  // namespace accel::cli

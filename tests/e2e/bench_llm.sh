@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# End-to-end: `bench --quick` and `llm --quick` on this machine give valid
+# JSON with measured figures (the CPU on CI).
+set -euo pipefail
+BIN="$1"; OUT="$2"; mkdir -p "$OUT"
+"$BIN" bench --quick --json "$OUT/bench.json" > "$OUT/bench.txt"
+"$BIN" llm --quick --json "$OUT/llm.json" > "$OUT/llm.txt"
+python3 - "$OUT/bench.json" "$OUT/llm.json" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))
+rows = {x["key"]: x for x in bench["results"]}
+gemm = [x for x in rows.values() if x["category"] == "gemm" and x["status"] == "ok"]
+assert gemm, "no GEMM row"
+for x in gemm:
+    assert x["metrics"]["tflops"] > 0 and x["accuracy"]["rel_error"] <= x["accuracy"]["tolerance"], x["key"]
+copy = [x for x in rows.values() if x["name"] == "copy" and x["status"] == "ok"]
+assert copy and copy[0]["metrics"]["gbps"] > 0, "no copy bandwidth"
+assert any(x.get("roofline") for x in rows.values()), "no roofline on any bench row"
+llm = json.load(open(sys.argv[2]))
+by = {x["name"]: x for x in llm["results"]}
+assert by["correctness"]["status"] == "ok", by["correctness"]
+pp = [x for x in llm["results"] if x["name"].startswith("pp")]
+tg = [x for x in llm["results"] if x["name"].startswith("tg")]
+assert pp and pp[0]["metrics"]["tokens_per_s"] > 0 and pp[0]["metrics"]["ttft_ms"] > 0
+assert tg and tg[0]["metrics"]["tokens_per_s"] > 0 and tg[0]["metrics"]["token_latency_p90_ms"] > 0
+print("bench and llm reports ok")
+PY

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# End-to-end: the README's run command (the default diagnosis) on this
+# machine's best device produces a valid, versioned JSON report.
+set -euo pipefail
+BIN="$1"; OUT="$2"; mkdir -p "$OUT"
+rc=0
+"$BIN" --json "$OUT/report.json" > "$OUT/stdout.txt" 2> "$OUT/stderr.txt" || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+  echo "default run exited with $rc"; cat "$OUT/stderr.txt"; exit 1
+fi
+grep -q "Summary:" "$OUT/stdout.txt" || { echo "no summary line"; cat "$OUT/stdout.txt"; exit 1; }
+python3 - "$OUT/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema_version"] == 1, r["schema_version"]
+ctx = r["context"]
+assert ctx["tool"]["version"], "tool version"
+assert ctx["argv"][0].endswith("accel-doctor"), ctx["argv"]
+assert ctx["environment"]["host"]["os"] or ctx["environment"]["host"]["not_collected"], "host"
+assert ctx["environment"]["torch"]["version"], "torch version"
+checks = [x for x in r["results"] if x["kind"] == "check"]
+assert len(checks) >= 100, f"only {len(checks)} checks"
+ok = [x for x in checks if x["status"] == "ok"]
+assert len(ok) >= len(checks) // 2, f"only {len(ok)} ok"
+for x in ok:
+    t = x["timing"]
+    assert t["median_us"] > 0 and len(t["samples_us"]) >= 2, x["key"]
+    assert x["profile"]["where"] in ("host", "device_kernels", "no_device_work", "cpu_fallback", "profiler_blind", "unavailable"), x["key"]
+print(f"report ok: {len(checks)} checks, {len(ok)} ok")
+PY

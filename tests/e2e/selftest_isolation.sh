@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# End-to-end: injected test-only checks prove every failure status, the run
+# continues past an abort and a hang, and the report holds every result.
+set -euo pipefail
+BIN="$1"; OUT="$2"; mkdir -p "$OUT"
+rc=0
+ACCEL_DOCTOR_TEST_CHECKS=1 "$BIN" ops --filter selftest,ops/linalg/matmul/fp32 --check-timeout 5 \
+  --json "$OUT/report.json" > "$OUT/stdout.txt" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || { echo "expected exit 1 (failed checks), got $rc"; cat "$OUT/stdout.txt"; exit 1; }
+python3 - "$OUT/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+st = {x["key"]: x["status"] for x in r["results"] if x["kind"] == "check"}
+want = {
+  "ops/selftest/throws/fp32": "error",
+  "ops/selftest/wrong_value/fp32": "mismatch",
+  "ops/selftest/aborts/fp32": "crashed",
+  "ops/selftest/hangs/fp32": "hung",
+  "ops/selftest/off_device/fp32": "off_device",
+  "ops/selftest/passes/fp32": "ok",
+  "ops/linalg/matmul/fp32": "ok",   # after the crash and the hang
+}
+for k, v in want.items():
+    assert st.get(k) == v, f"{k}: {st.get(k)} != {v}"
+crash = [x for x in r["results"] if x["key"] == "ops/selftest/aborts/fp32"][0]
+assert "SIGABRT" in crash["reason"] or "Abort" in crash["reason"], crash["reason"]
+print("isolation ok")
+PY
+# Usage errors exit with 2 and list the devices that exist.
+rc=0; "$BIN" ops --device cuda:7 > "$OUT/dev.txt" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "Devices here: cpu" "$OUT/dev.txt" || { echo "bad device handling ($rc)"; cat "$OUT/dev.txt"; exit 1; }
+rc=0; "$BIN" ops --device tpu > "$OUT/dev2.txt" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || { echo "unknown device: exit $rc"; exit 1; }
+rc=0; "$BIN" ops --filter no-such-check > "$OUT/f.txt" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || { echo "empty filter: exit $rc"; exit 1; }
+rc=0; "$BIN" --no-such-option > "$OUT/o.txt" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || { echo "bad option: exit $rc"; exit 1; }
+echo "usage errors ok"

@@ -1,0 +1,189 @@
+// The kb loads with valid RE2 patterns, every entry recognises its own sample
+// lines, malformed data is refused with a message naming the file and entry,
+// and kb/arch.json holds the gfx facts the fixes rely on.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "kb_test_util.hpp"
+
+namespace accel {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::repo_kb;
+
+TEST(KbLoad, RepoKnowledgeBaseLoads) {
+  const auto& kb = repo_kb();
+  EXPECT_GE(kb.error_entry_count(), 45u);
+  const auto ids = kb.error_entry_ids();
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size()) << "duplicate ids";
+}
+
+TEST(KbLoad, EveryEntryRecognisesItsOwnExamples) {
+  const auto& kb = repo_kb();
+  for (const auto& id : kb.error_entry_ids()) {
+    const auto examples = kb.error_entry_examples(id);
+    EXPECT_FALSE(examples.empty()) << id << " has no examples";
+    for (const auto& ex : examples) {
+      const auto ds = kb.explain(ex, MachineContext{});
+      EXPECT_TRUE(testing::has_id(ds, id)) << id << " does not recognise its example: " << ex;
+      for (const auto& d : ds) {
+        EXPECT_FALSE(d.fix.empty()) << d.id << " has an empty fix";
+        EXPECT_FALSE(d.cause.empty()) << d.id << " has an empty cause";
+        EXPECT_EQ(d.fix.find("{"), std::string::npos) << d.id << ": unrendered placeholder in " << d.fix;
+      }
+    }
+  }
+}
+
+TEST(KbLoad, EveryEntryHasAReference) {
+  const auto& kb = repo_kb();
+  for (const auto& id : kb.error_entry_ids()) {
+    const auto ds = kb.explain(kb.error_entry_examples(id).front(), MachineContext{});
+    for (const auto& d : ds) {
+      if (d.id == id) EXPECT_FALSE(d.reference.empty()) << id;
+    }
+  }
+}
+
+class KbTempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("accel_kb_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string load_error() {
+    try {
+      KnowledgeBase::load(dir_.string());
+    } catch (const KbError& e) {
+      return e.what();
+    }
+    return {};
+  }
+  fs::path dir_;
+};
+
+TEST_F(KbTempDir, BadRegexNamesTheEntry) {
+  write("errors.json", R"J({"errors": [{"id": "broken_one", "patterns": ["(unclosed"], "fix": "x"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("broken_one"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad pattern"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, InvalidJsonNamesTheFile) {
+  write("errors.json", "{ not json");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("errors.json"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, UnknownConditionIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"],
+      "fixes": [{"when": {"moon_phase": "full"}, "label": "l", "fix": "f"}]}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("moon_phase"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, CaptureShadowingAFactIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["arch (?P<gfx>gfx[0-9]+)"], "fix": "f"}]})J");
+  EXPECT_NE(load_error().find("shadows"), std::string::npos);
+}
+
+TEST_F(KbTempDir, OperatorStatusIsErrorOrUnavailable) {
+  write("errors.json",
+        R"J({"errors": [{"id": "odd", "patterns": ["x"], "status": "crashed", "fix": "f"}]})J");
+  EXPECT_NE(load_error().find("odd"), std::string::npos);
+}
+
+TEST_F(KbTempDir, EntryWithoutFixIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "nofix", "patterns": ["x"]}]})J");
+  EXPECT_NE(load_error().find("nofix"), std::string::npos);
+}
+
+TEST_F(KbTempDir, MissingDirectoryIsAnError) {
+  fs::remove_all(dir_);
+  EXPECT_FALSE(load_error().empty());
+}
+
+TEST_F(KbTempDir, MinimalOldFormatStillLoads) {
+  write("errors.json", R"J({"schema": 1, "errors": [{"id": "half", "patterns": ["not implemented for 'Half'"],
+      "status": "unavailable", "cause": "c", "fix": "f", "reference": "r"}]})J");
+  const auto kb = KnowledgeBase::load(dir_.string());
+  const auto d = kb.classify("\"addmm\" not implemented for 'Half'", MachineContext{});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->id, "half");
+  EXPECT_EQ(d->status, Status::unavailable);
+  EXPECT_EQ(d->fix, "f");
+}
+
+// ---------------------------------------------------------------- arch facts
+
+TEST(KbArch, Rdna2TargetsOverrideTo1030) {
+  for (const char* t : {"gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"}) {
+    const auto a = repo_kb().gfx_arch(t);
+    ASSERT_TRUE(a) << t;
+    EXPECT_EQ(a->support, "override") << t;
+    EXPECT_EQ(a->override_value, "10.3.0") << t;
+    EXPECT_EQ(a->family, "rdna2") << t;
+    EXPECT_FALSE(a->sources.empty()) << t;
+  }
+}
+
+TEST(KbArch, Rdna3TargetsOverrideTo1100) {
+  for (const char* t : {"gfx1101", "gfx1102"}) {
+    const auto a = repo_kb().gfx_arch(t);
+    ASSERT_TRUE(a) << t;
+    EXPECT_EQ(a->override_value, "11.0.0") << t;
+  }
+  const auto phoenix = repo_kb().gfx_arch("gfx1103");
+  ASSERT_TRUE(phoenix);
+  EXPECT_EQ(phoenix->support, "override_risky");
+  EXPECT_TRUE(phoenix->integrated);
+}
+
+TEST(KbArch, NoSafeOverrideForRdna1PolarisVega) {
+  for (const char* t : {"gfx1010", "gfx1011", "gfx1012", "gfx803", "gfx900"}) {
+    const auto a = repo_kb().gfx_arch(t);
+    ASSERT_TRUE(a) << t;
+    EXPECT_EQ(a->support, "none") << t;
+    EXPECT_TRUE(a->override_value.empty()) << t;
+  }
+}
+
+TEST(KbArch, NativeTargetsGetNoOverride) {
+  for (const char* t : {"gfx90a", "gfx942", "gfx1100", "gfx1030", "gfx908", "gfx1201"}) {
+    const auto a = repo_kb().gfx_arch(t);
+    ASSERT_TRUE(a) << t;
+    EXPECT_EQ(a->support, "native") << t;
+    EXPECT_TRUE(a->override_value.empty()) << t;
+  }
+}
+
+TEST(KbArch, IntegratedTargets) {
+  for (const char* t : {"gfx90c", "gfx1035", "gfx1036", "gfx1103", "gfx1150", "gfx1151"}) {
+    const auto a = repo_kb().gfx_arch(t);
+    ASSERT_TRUE(a) << t;
+    EXPECT_TRUE(a->integrated) << t;
+  }
+  EXPECT_FALSE(repo_kb().gfx_arch("gfx1032")->integrated);
+  EXPECT_FALSE(repo_kb().gfx_arch("gfx9999"));
+  EXPECT_TRUE(repo_kb().gfx_arch("GFX1032")) << "lookups ignore case";
+}
+
+TEST(KbArch, NvidiaArchitectures) {
+  const auto b = repo_kb().sm_arch("sm_120");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->min_cuda, "12.8");
+  EXPECT_NE(b->wheel.find("cu128"), std::string::npos);
+  EXPECT_EQ(repo_kb().sm_arch("sm_86")->min_cuda, "11.1");
+}
+
+}  // namespace
+}  // namespace accel

@@ -1,0 +1,54 @@
+// Shared helpers of the knowledge-base tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/kb.hpp"
+
+namespace accel::testing {
+
+/// The repository's kb, loaded once (ACCEL_KB_DIR).
+inline const KnowledgeBase& repo_kb() {
+  static const KnowledgeBase kb = KnowledgeBase::load(ACCEL_KB_DIR);
+  return kb;
+}
+
+inline std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+inline bool contains_ci(const std::string& haystack, const std::string& needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Everything a user would read about a list of diagnoses.
+inline std::string all_text(const std::vector<Diagnosis>& ds) {
+  std::string out;
+  for (const auto& d : ds) {
+    out += d.id + "\n" + d.title + "\n" + d.cause + "\n" + d.fix + "\n" + d.reference + "\n";
+    for (const auto& f : d.fixes) out += f.when + "\n" + f.text + "\n";
+  }
+  return out;
+}
+
+inline bool has_id(const std::vector<Diagnosis>& ds, const std::string& id) {
+  for (const auto& d : ds) {
+    if (d.id == id) return true;
+  }
+  return false;
+}
+
+}  // namespace accel::testing
