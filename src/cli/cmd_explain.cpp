@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli/app.hpp"
+#include "core/machine_context.hpp"
 #include "core/json.hpp"
 
 namespace accel::cli {
@@ -21,15 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void add_unique(std::vector<std::string>& v, const std::string& s) {
-  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
+std::string join(const std::vector<std::string>& v, const std::string& sep) { return fmt::format("{}", fmt::join(v, sep)); }
 
 /// Greedy word wrap with a hanging indent; keeps explicit line breaks.
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
@@ -193,39 +186,7 @@ json render_json(const ExplainResult& r, const std::string& source, const Machin
 }  // namespace
 
 MachineContext machine_context_from_report(const Report& report) {
-  const Environment& env = report.context.environment;
-  MachineContext m;
-  m.os = env.host.os;
-  m.backend = env.torch.backend;
-  std::vector<std::string> archs, names, versions;
-  for (const auto& d : env.devices) {
-    if (d.type == "cpu") continue;
-    add_unique(archs, d.arch);
-    add_unique(names, d.name + (d.integrated && *d.integrated ? " (integrated)" : ""));
-  }
-  for (const auto& g : env.gpus) {
-    add_unique(archs, g.gfx_target);
-    if (g.gfx_target.empty() && !g.compute_capability.empty()) {
-      std::string cc = g.compute_capability;
-      cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
-      add_unique(archs, "sm_" + cc);
-    }
-    if (!g.name.empty()) add_unique(names, g.name + (g.integrated && *g.integrated ? " (integrated)" : ""));
-  }
-  m.arch = join(archs, ", ");
-  m.gpu = join(names, ", ");
-  if (!env.torch.version.empty()) versions.push_back("torch " + env.torch.version);
-  if (!env.torch.cuda_version.empty()) versions.push_back("CUDA " + env.torch.cuda_version);
-  if (!env.torch.hip_version.empty()) versions.push_back("HIP " + env.torch.hip_version);
-  if (env.torch.backend == "cpu" && !env.torch.version.empty()) versions.push_back("cpu-only build");
-  if (!env.driver.nvidia_driver.empty()) versions.push_back("driver " + env.driver.nvidia_driver);
-  if (!env.driver.rocm_version.empty()) versions.push_back("ROCm " + env.driver.rocm_version);
-  m.versions = join(versions, ", ");
-  std::vector<std::string> vars;
-  for (const auto& v : env.env_vars) vars.push_back(v.name + "=" + v.value);
-  m.env = join(vars, "\n");
-  m.env_known = !env.env_vars.empty();
-  return m;
+  return machine_context_of(report.context.environment);
 }
 
 int cmd_explain(App& app, const ExplainArgs& args) {

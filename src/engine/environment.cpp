@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/machine_context.hpp"
 #include "core/torch_config.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/torch_util.hpp"
@@ -107,26 +108,7 @@ Environment collect_environment(const KnowledgeBase& kb) {
 }
 
 MachineContext machine_context(const Environment& env, const std::string& device) {
-  MachineContext m;
-  m.os = env.host.os;
-  m.backend = env.torch.backend;
-  for (const auto& d : env.devices) {
-    if (d.id == device) {
-      m.arch = d.arch;
-      m.gpu = d.name;
-    }
-  }
-  if (m.arch.empty()) {
-    for (const auto& g : env.gpus) {
-      if (!g.gfx_target.empty()) {
-        m.arch = g.gfx_target;
-        m.gpu = g.name;
-        break;
-      }
-    }
-  }
-  m.versions = fmt::format("torch {}", env.torch.version);
-  return m;
+  return machine_context_of(env, device);
 }
 
 }  // namespace accel::engine

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/machine_context.hpp"
 #include "engine/checks/run_check.hpp"
 #include "engine/isolation.hpp"
 #include "engine/profiler.hpp"
@@ -113,12 +114,7 @@ json job_json(const OpsOptions& o) {
               {"profile", o.profile},
               {"trace_path", o.trace_path},
               {"include_test_checks", o.include_test_checks},
-              {"machine",
-               {{"os", o.machine.os},
-                {"arch", o.machine.arch},
-                {"backend", o.machine.backend},
-                {"gpu", o.machine.gpu},
-                {"versions", o.machine.versions}}}};
+              {"machine", machine_context_to_json(o.machine)}};
 }
 
 /// The ops suite as a worker (or this process) runs it.
@@ -134,10 +130,7 @@ class OpsSuite final : public WorkerSuite {
     ctx_.timer.budget_ms = 150;
     ctx_.timer.max_samples = 40;
     ctx_.kb = kb_ ? &*kb_ : nullptr;
-    if (const auto& m = job["machine"]; m.is_object()) {
-      ctx_.machine = {m.value("os", ""), m.value("arch", ""), m.value("backend", ""), m.value("gpu", ""),
-                      m.value("versions", "")};
-    }
+    if (job.contains("machine")) ctx_.machine = machine_context_from_json(job["machine"]);
     ctx_.profile = job.value("profile", true);
     ctx_.implementations = implementations();
     ctx_.trace_dir = trace_parts_dir(job.value("trace_path", ""));
