@@ -32,7 +32,8 @@ class CudaGraphReplay final : public GraphReplay {
     // Capture must happen on a side stream; warm up there first so lazy
     // initialisation (handles, workspaces) stays out of the graph.
     c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, index_);
-    side.wait(c10::cuda::getCurrentCUDAStream(index_));
+    // The side stream must see everything queued so far (weights, cache).
+    c10::cuda::getCurrentCUDAStream(index_).synchronize();
     {
       const c10::cuda::CUDAStreamGuard stream_guard(side);
       for (int i = 0; i < 3; ++i) fn();
