@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
 #include "engine/profiler.hpp"
