@@ -14,11 +14,13 @@ namespace accel::engine {
 std::unique_ptr<WorkerSuite> make_ops_suite(const json& job);
 std::unique_ptr<WorkerSuite> make_bench_suite(const json& job);
 std::unique_ptr<WorkerSuite> make_llm_suite(const json& job);
+std::unique_ptr<WorkerSuite> make_train_suite(const json& job);
 
 std::unique_ptr<WorkerSuite> make_suite(const std::string& suite, const json& job) {
   if (suite == "ops") return make_ops_suite(job);
   if (suite == "bench") return make_bench_suite(job);
   if (suite == "llm") return make_llm_suite(job);
+  if (suite == "train") return make_train_suite(job);
   throw std::invalid_argument("unknown suite '" + suite + "'");
 }
 
