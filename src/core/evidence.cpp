@@ -102,6 +102,22 @@ std::string now_rfc3339() {
   return buf;
 }
 
+json upgrade_report_json(json doc, const std::string& origin) {
+  int version = doc.value("schema_version", 0);
+  if (version < 1 || version > kSchemaVersion) {
+    throw ReportError(fmt::format("{} has schema_version {}, which this accel-doctor cannot read", origin, version));
+  }
+  while (version < kSchemaVersion) {
+    switch (version) {
+      // case 1: (when v2 exists) map the v1 fields to their v2 form here.
+      default:
+        throw ReportError(fmt::format("{}: no upgrade from schema_version {}", origin, version));
+    }
+    doc["schema_version"] = ++version;
+  }
+  return doc;
+}
+
 Report parse_report(const std::string& text, const std::string& origin) {
   json j;
   try {
@@ -123,6 +139,7 @@ Report parse_report(const std::string& text, const std::string& origin) {
   if (version < 1) {
     throw ReportError(fmt::format("{} has schema_version {}, which no release wrote", origin, version));
   }
+  j = upgrade_report_json(std::move(j), origin);
   try {
     return j.get<Report>();
   } catch (const json::exception& e) {

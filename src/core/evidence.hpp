@@ -383,6 +383,13 @@ struct ReportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Brings a parsed report document of an older schema_version up to
+/// kSchemaVersion, one version step at a time (v1 -> v2 -> ...), so readers
+/// only ever see the current shape. Version 1 is the only one so far: the
+/// identity. A future v2 adds its `case 1:` step here (e.g. a renamed field
+/// moved to its new name). Throws ReportError for a version no release wrote.
+json upgrade_report_json(json doc, const std::string& origin);
+
 /// Parses a report document; throws ReportError with a clear message for
 /// invalid JSON, a missing schema_version, or a newer schema than this tool reads.
 Report parse_report(const std::string& text, const std::string& origin);

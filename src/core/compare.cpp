@@ -1,0 +1,236 @@
+#include "core/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace accel {
+
+std::string_view to_string(Change c) {
+  switch (c) {
+    case Change::faster:
+      return "faster";
+    case Change::slower:
+      return "slower";
+    case Change::same:
+      return "same";
+    case Change::newly_failing:
+      return "newly_failing";
+    case Change::fixed:
+      return "fixed";
+    case Change::still_failing:
+      return "still_failing";
+    case Change::status_changed:
+      return "status_changed";
+    case Change::new_result:
+      return "new";
+    case Change::missing:
+      return "missing";
+    case Change::not_comparable:
+      return "not_comparable";
+  }
+  return "unknown";
+}
+
+std::size_t Comparison::count(Change c) const {
+  return static_cast<std::size_t>(
+      std::count_if(results.begin(), results.end(), [c](const ComparedResult& r) { return r.change == c; }));
+}
+
+bool Comparison::regressed() const { return count(Change::slower) > 0 || count(Change::newly_failing) > 0; }
+
+namespace {
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
+
+double riqr(const std::optional<Timing>& t) {
+  if (!t || !finite_positive(t->median_us) || !std::isfinite(t->iqr_us)) return 0;
+  return std::max(0.0, t->iqr_us) / t->median_us;
+}
+
+/// A time (lower is better): "ttft_ms", "step_time_us", "us_per_op", "token_latency_p50_ms".
+bool is_time_metric(const std::string& m) {
+  auto ends = [&](const char* suffix) {
+    const std::string s(suffix);
+    return m.size() > s.size() && m.compare(m.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends("_us") || ends("_ms") || m.rfind("us_per_", 0) == 0 || m.rfind("ms_per_", 0) == 0;
+}
+
+struct Figure {
+  std::string name;
+  bool higher_is_better = false;
+  double a = 0, b = 0;
+};
+
+std::optional<Figure> common_figure(const Result& a, const Result& b) {
+  if (a.timing && b.timing && finite_positive(a.timing->median_us) && finite_positive(b.timing->median_us)) {
+    return Figure{"median_us", false, a.timing->median_us, b.timing->median_us};
+  }
+  auto both = [&](const std::string& m) -> std::optional<Figure> {
+    const auto ia = a.metrics.find(m), ib = b.metrics.find(m);
+    if (ia == a.metrics.end() || ib == b.metrics.end()) return std::nullopt;
+    if (!finite_positive(ia->second) || !finite_positive(ib->second)) return std::nullopt;
+    return Figure{m, !is_time_metric(m), ia->second, ib->second};
+  };
+  for (const char* m : {"tokens_per_s", "samples_per_s", "tflops", "gbps"}) {
+    if (auto f = both(m)) return f;
+  }
+  for (const auto& [name, v] : a.metrics) {
+    if (is_time_metric(name)) {
+      if (auto f = both(name)) return f;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string failure_note(const Result& r) {
+  std::string msg = r.error && !r.error->message.empty() ? r.error->message : r.reason;
+  msg = msg.substr(0, msg.find('\n'));
+  if (msg.size() > 160) msg = msg.substr(0, 157) + "...";
+  return msg;
+}
+
+std::map<std::string, const Result*> index(const Report& r, const std::string& origin,
+                                           std::vector<std::string>& notes) {
+  std::map<std::string, const Result*> out;
+  std::size_t dup = 0;
+  for (const auto& res : r.results) {
+    if (!out.emplace(res.key, &res).second) ++dup;
+  }
+  if (dup > 0)
+    notes.push_back(fmt::format("{} has {} duplicate key(s); the first of each is compared", origin, dup));
+  return out;
+}
+
+std::string chosen_device(const Report& r) {
+  const auto& s = r.context.environment.selection;
+  if (!s) return "";
+  for (const auto& d : r.context.environment.devices) {
+    if (d.id == s->chosen && !d.name.empty()) return s->chosen + " (" + d.name + ")";
+  }
+  return s->chosen;
+}
+
+}  // namespace
+
+Comparison compare_reports(const Report& a, const Report& b, const CompareOptions& options,
+                           const std::string& origin_a, const std::string& origin_b) {
+  Comparison c;
+  c.origin_a = origin_a;
+  c.origin_b = origin_b;
+  c.min_change = options.min_change;
+  const auto ia = index(a, origin_a, c.notes);
+  const auto ib = index(b, origin_b, c.notes);
+
+  const std::string da = chosen_device(a), db = chosen_device(b);
+  if (!da.empty() && !db.empty() && da != db)
+    c.notes.push_back(fmt::format("measured devices differ: {} vs {}", da, db));
+  const auto& ta = a.context.environment.torch.version;
+  const auto& tb = b.context.environment.torch.version;
+  if (!ta.empty() && !tb.empty() && ta != tb) c.notes.push_back(fmt::format("torch {} vs {}", ta, tb));
+
+  std::set<std::string> seen;
+  for (const auto& ra : a.results) {
+    if (!seen.insert(ra.key).second) continue;
+    ComparedResult row;
+    row.key = ra.key;
+    row.kind = ra.kind;
+    row.status_a = std::string(to_string(ra.status));
+    const auto it = ib.find(ra.key);
+    if (it == ib.end()) {
+      row.change = Change::missing;
+      c.results.push_back(std::move(row));
+      continue;
+    }
+    const Result& rb = *it->second;
+    row.status_b = std::string(to_string(rb.status));
+    const bool fa = is_failure(ra.status), fb = is_failure(rb.status);
+    if (!fa && fb) {
+      row.change = Change::newly_failing;
+      row.note = failure_note(rb);
+    } else if (fa && !fb) {
+      row.change = rb.status == Status::ok ? Change::fixed : Change::status_changed;
+      row.note = failure_note(ra);
+    } else if (fa && fb) {
+      row.change = Change::still_failing;
+      row.note = failure_note(rb);
+    } else if (ra.status != rb.status) {
+      row.change = Change::status_changed;
+      row.note = rb.status == Status::ok ? "" : (rb.reason.empty() ? failure_note(rb) : rb.reason);
+    } else if (ra.status != Status::ok) {
+      row.change = Change::same;  // both unavailable or skipped
+    } else if (const auto f = common_figure(ra, rb)) {
+      row.figure = f->name;
+      row.higher_is_better = f->higher_is_better;
+      row.a = f->a;
+      row.b = f->b;
+      row.relative = (f->b - f->a) / f->a;
+      row.threshold = std::max(options.min_change, riqr(ra.timing) + riqr(rb.timing));
+      row.speedup = f->higher_is_better ? f->b / f->a : f->a / f->b;
+      row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
+      if (std::fabs(row.relative) <= row.threshold) {
+        row.change = Change::same;
+      } else {
+        const bool better = f->higher_is_better ? row.relative > 0 : row.relative < 0;
+        row.change = better ? Change::faster : Change::slower;
+      }
+    } else {
+      row.change = Change::not_comparable;
+    }
+    c.results.push_back(std::move(row));
+  }
+  for (const auto& rb : b.results) {
+    if (ia.count(rb.key) || !seen.insert(rb.key).second) continue;
+    ComparedResult row;
+    row.key = rb.key;
+    row.kind = rb.kind;
+    row.status_b = std::string(to_string(rb.status));
+    row.change = Change::new_result;
+    if (is_failure(rb.status)) row.note = failure_note(rb);
+    c.results.push_back(std::move(row));
+  }
+  return c;
+}
+
+json comparison_to_json(const Comparison& c) {
+  json counts = json::object();
+  for (Change ch : {Change::faster, Change::slower, Change::same, Change::newly_failing, Change::fixed,
+                    Change::still_failing, Change::status_changed, Change::new_result, Change::missing,
+                    Change::not_comparable}) {
+    counts[std::string(to_string(ch))] = c.count(ch);
+  }
+  json rows = json::array();
+  for (const auto& r : c.results) {
+    json row{{"key", r.key}, {"kind", r.kind}, {"change", std::string(to_string(r.change))}};
+    row["status_a"] = r.status_a.empty() ? json(nullptr) : json(r.status_a);
+    row["status_b"] = r.status_b.empty() ? json(nullptr) : json(r.status_b);
+    if (!r.figure.empty()) {
+      row["figure"] = r.figure;
+      row["higher_is_better"] = r.higher_is_better;
+      row["a"] = r.a;
+      row["b"] = r.b;
+      row["relative_change"] = r.relative;
+      row["threshold"] = r.threshold;
+      row["speedup"] = r.speedup;
+      row["noisy"] = r.noisy;
+    }
+    if (!r.note.empty()) row["note"] = r.note;
+    rows.push_back(std::move(row));
+  }
+  return json{
+      {"schema_version", 1},
+      {"a", c.origin_a},
+      {"b", c.origin_b},
+      {"rule", "a change counts when |b - a| / a > max(min_change, IQR/median of a + IQR/median of b)"},
+      {"min_change", c.min_change},
+      {"regressed", c.regressed()},
+      {"counts", counts},
+      {"notes", c.notes},
+      {"results", rows}};
+}
+
+}  // namespace accel

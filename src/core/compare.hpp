@@ -1,0 +1,88 @@
+// `accel-doctor compare A.json B.json`: what changed between two runs.
+//
+// Results are matched by their stable `key` (no driver or library versions in
+// it). For each pair the compared figure is the timing median when both have
+// one (lower is better), else the primary metric: tokens_per_s,
+// samples_per_s, tflops, gbps (higher is better), then any time metric
+// (*_us, *_ms, us_per_*: lower is better).
+//
+// The noise rule: a change counts only when
+//     |B - A| / A  >  max(min_change, riqr(A) + riqr(B))
+// with riqr = IQR / median of each timing (0 when a side has no timing) and
+// min_change = 5% by default. Adding the two relative IQRs is the
+// conservative bound on how far two medians drawn from the two spreads can
+// differ by chance; 5% is the floor because even quiet repeated runs of the
+// same binary on the same machine drift by a few percent (clocks, placement).
+// Within the threshold a pair is "same"; beyond it "faster" or "slower".
+//
+// Status changes: ok (or any non-failing status) -> a failing status
+// (is_failure: error, off_device, mismatch, crashed, hung) is "newly
+// failing"; failing -> ok is "fixed"; failing in both is "still failing";
+// other status changes (e.g. ok -> unavailable) are "status changed". Keys
+// only in A are "missing", only in B "new".
+//
+// A regression is a "slower" or "newly failing" pair: `compare` exits with 1
+// when there is one, so it can gate an upgrade in CI.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+#include "core/json.hpp"
+
+namespace accel {
+
+enum class Change {
+  faster,
+  slower,
+  same,  ///< within noise
+  newly_failing,
+  fixed,
+  still_failing,
+  status_changed,  ///< any other status change
+  new_result,      ///< only in B
+  missing,         ///< only in A
+  not_comparable,  ///< both present and ok, but no common figure
+};
+
+std::string_view to_string(Change c);
+
+struct CompareOptions {
+  double min_change = 0.05;  ///< floor of the noise threshold (relative)
+};
+
+struct ComparedResult {
+  std::string key;
+  std::string kind;
+  Change change = Change::same;
+  std::string status_a, status_b;  ///< empty when absent on that side
+  std::string figure;              ///< "median_us" or the metric name
+  bool higher_is_better = false;
+  double a = 0, b = 0;   ///< the figure in each report
+  double relative = 0;   ///< (b - a) / a
+  double threshold = 0;  ///< max(min_change, riqr(A) + riqr(B))
+  double speedup = 0;    ///< >1: B is faster (a/b for times, b/a for rates)
+  bool noisy = false;    ///< either timing flagged noisy
+  std::string note;      ///< e.g. the failing side's error message
+};
+
+struct Comparison {
+  std::string origin_a, origin_b;
+  std::vector<ComparedResult> results;  ///< A's order, then B's new keys
+  std::vector<std::string> notes;       ///< differences of context (device, torch, duplicates)
+  double min_change = 0.05;
+
+  std::size_t count(Change c) const;
+  /// Slower beyond noise or newly failing.
+  bool regressed() const;
+};
+
+/// Compares two parsed reports.
+Comparison compare_reports(const Report& a, const Report& b, const CompareOptions& options = {},
+                           const std::string& origin_a = "A", const std::string& origin_b = "B");
+
+/// The comparison as JSON (`compare --json`): schema, options, counts, rows.
+json comparison_to_json(const Comparison& c);
+
+}  // namespace accel

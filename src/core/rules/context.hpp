@@ -1,0 +1,113 @@
+// Internal to the rules engine: what every rule reads (the report with a few
+// indexes and the platform it came from) and the small helpers rules share
+// (number formatting, platform-specific commands). Not a public API.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/rules/rules.hpp"
+
+namespace accel::rules {
+
+/// The platform a report came from, as far as its evidence says.
+struct Platform {
+  std::string os;            ///< "linux", "windows", "macos", "wsl", or "" when unknown
+  bool debian_like = false;  ///< Debian, Ubuntu and derivatives (apt, update-alternatives)
+  bool fedora_like = false;  ///< Fedora, RHEL, Rocky, Alma, CentOS (dnf)
+  bool arch_like = false;    ///< Arch, Manjaro (pacman)
+  std::string backend;       ///< "cuda", "rocm", "mps", "directml", "xpu", "cpu"
+};
+
+/// `bench/<device type>/<group>/<name>/<dtype>/<shape>` split into parts.
+struct BenchKey {
+  std::string device_type, group, name, dtype, shape;
+};
+std::optional<BenchKey> parse_bench_key(std::string_view key);
+
+/// `llm/<device type>/<preset>/<dtype>/b<batch>/<test>[/graph]`.
+struct LlmKey {
+  std::string device_type, preset, dtype;
+  int batch = 0;
+  std::string test;  ///< "pp128", "tg32@d128", "correctness"
+  bool graph = false;
+};
+std::optional<LlmKey> parse_llm_key(std::string_view key);
+
+class Ctx {
+ public:
+  Ctx(const Report& report, const DiagnoseOptions& options);
+
+  const Report& report;
+  const Environment& env;
+  const DiagnoseOptions& options;
+  Platform platform;
+  /// The measured device ("cuda:0", "cpu"): the selection, else the device
+  /// most results ran on.
+  std::string target;
+  /// torch's view of the measured device; nullptr for the CPU or when unknown.
+  const DeviceInfo* target_device = nullptr;
+
+  bool target_is_cpu() const { return target.empty() || target == "cpu"; }
+  /// A GPU-related environment variable of the run, nullptr when it was not set.
+  const EnvVar* env_var(std::string_view name) const;
+  /// Results of a kind ("check", "bench", "llm", "train"), in report order.
+  std::vector<const Result*> of_kind(std::string_view kind) const;
+  /// A result by key, nullptr when absent.
+  const Result* find(std::string_view key) const;
+  /// The report's display name of a device: "cuda:0 (NVIDIA H200)".
+  std::string device_label(const std::string& device) const;
+  /// Discrete/integrated GPUs found without torch.
+  std::vector<const GpuHardware*> gpus_of_vendor(std::string_view vendor) const;
+};
+
+// ---------------------------------------------------------------- findings
+
+Finding make_finding(std::string id, std::string severity, double impact, std::string title,
+                     std::string evidence, std::string why, std::string fix, std::string reference);
+
+// ---------------------------------------------------------------- formatting
+
+/// "42%", "3.1%", "0.52%"
+std::string pct(double percent);
+/// Three significant figures with the unit: "1.23 TFLOP/s", "456 GB/s".
+std::string rate(double value, std::string_view unit);
+/// "2.5x"
+std::string times(double ratio);
+/// "a, b, c and 4 more"
+std::string list_some(const std::vector<std::string>& items, std::size_t max = 5);
+std::string lower(std::string_view s);
+bool contains_ci(std::string_view haystack, std::string_view needle);
+bool starts_with(std::string_view s, std::string_view prefix);
+/// "major.minor" of a version string as a comparable number (6.2 -> 602); nullopt when none.
+std::optional<int> version_number(std::string_view version);
+
+// ---------------------------------------------------------------- platform advice
+
+/// How to set an environment variable on this platform (persistently too).
+std::string set_var_advice(const Platform& p, std::string_view name, std::string_view value);
+/// How to remove one.
+std::string unset_var_advice(const Platform& p, std::string_view name);
+/// How to install a torch build for a vendor's GPU on this platform.
+std::string torch_install_advice(const Ctx& c, std::string_view vendor);
+
+// ---------------------------------------------------------------- rule tables
+
+using RuleFn = std::function<void(const Ctx&, std::vector<Finding>&)>;
+struct RuleEntry {
+  const char* id;
+  const char* triggers;
+  RuleFn fn;
+};
+
+std::vector<RuleEntry> setup_rules();   ///< rules_setup.cpp: visibility, arch, overrides, iGPU
+std::vector<RuleEntry> perf_rules();    ///< rules_perf.cpp: BLAS, peaks, dtypes, SDPA, copies, LLM
+std::vector<RuleEntry> health_rules();  ///< rules_health.cpp: errors, fallbacks, noise, host and GPU state
+/// Every rule, in evaluation order.
+std::vector<RuleEntry> all_rules();
+bool severity_rank_valid(std::string_view severity);
+
+}  // namespace accel::rules

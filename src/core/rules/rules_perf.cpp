@@ -1,0 +1,632 @@
+// Performance rules: the CPU BLAS, GEMM and bandwidth against their peaks,
+// which dtype to compute in (autocast, TF32, emulated bf16), the attention
+// path, host<->device copies, and LLM decode (launch-bound, batch size).
+//
+// Thresholds, with why they sit where they do:
+//  - kGemmLowPercent 30 (GPU) / 20 (CPU): cuBLAS, hipBLASLt and rocBLAS reach
+//    60-80% of the datasheet peak on large square GEMMs, MKL/OpenBLAS 50-90%
+//    of the CPU estimate; below 30% the library, the clocks or the dtype path
+//    is wrong, not the shape. The CPU estimate (cores x clock x SIMD width)
+//    is rougher, hence 20%.
+//  - kBandwidthLowPercent 40: a device copy reaches 80-90% of datasheet HBM or
+//    GDDR bandwidth; under 40% is a throttled or misconfigured device.
+//  - kAutocastRatio 2: fp16/bf16 at least twice the fp32 (TF32 off) rate
+//    means the matrix units are idle in fp32 code.
+//  - kTf32Ratio 1.5: TF32 at least 1.5x plain fp32.
+//  - kPinnedRatio 1.5: pinned copies at least 1.5x pageable ones.
+//  - kLaunchIdle 0.4: the engine calls a decode step launch-bound when the
+//    device is busy less than 60% of it (llm_suite.cpp).
+//  - small batch: throughput at the largest batch at least 2x the smallest,
+//    at >= 50% scaling efficiency.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/roofline.hpp"
+#include "core/rules/context.hpp"
+
+namespace accel::rules {
+
+namespace {
+
+constexpr double kGemmLowPercentGpu = 30;
+constexpr double kGemmLowPercentCpu = 20;
+constexpr double kBandwidthLowPercent = 40;
+constexpr double kAutocastRatio = 2.0;
+constexpr double kTf32Ratio = 1.5;
+constexpr double kPinnedRatio = 1.5;
+constexpr double kLaunchIdle = 0.4;
+constexpr double kBatchGain = 2.0;
+constexpr double kBatchEfficiency = 0.5;
+/// GEMMs smaller than this (2 x 464^3 FLOP) are dominated by launch and tiling overheads.
+constexpr double kMinGemmFlops = 2e8;
+
+constexpr const char* kRefAmp = "https://pytorch.org/docs/stable/amp.html";
+constexpr const char* kRefTf32 =
+    "https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices";
+constexpr const char* kRefPinned =
+    "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers";
+constexpr const char* kRefGraphs = "https://pytorch.org/docs/stable/notes/cuda.html#cuda-graphs";
+constexpr const char* kRefSdpa =
+    "https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html";
+constexpr const char* kRefRoofline =
+    "docs/roofline.md (accel-doctor); https://doi.org/10.1145/1498765.1498785";
+
+bool ok(const Result& r) { return r.status == Status::ok; }
+
+double metric(const Result& r, const std::string& name) {
+  const auto it = r.metrics.find(name);
+  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
+}
+
+std::string device_type(const std::string& device) { return device.substr(0, device.find(':')); }
+
+struct BenchRow {
+  const Result* r;
+  BenchKey k;
+};
+
+std::vector<BenchRow> bench_rows(const Ctx& c, std::string_view group) {
+  std::vector<BenchRow> out;
+  for (const auto& r : c.report.results) {
+    if (r.kind != "bench" || !ok(r)) continue;
+    auto k = parse_bench_key(r.key);
+    if (k && k->group == group) out.push_back({&r, *k});
+  }
+  return out;
+}
+
+/// Best `metric` per (device, dtype) over rows of a group.
+std::map<std::pair<std::string, std::string>, const Result*> best_by_device_dtype(
+    const std::vector<BenchRow>& rows, const std::string& m) {
+  std::map<std::pair<std::string, std::string>, const Result*> best;
+  for (const auto& row : rows) {
+    if (row.r->roofline && row.r->roofline->above_peak) continue;  // a timing error, not a rate
+    const auto key = std::make_pair(row.r->device, row.k.dtype);
+    auto& b = best[key];
+    if (!b || metric(*row.r, m) > metric(*b, m)) b = row.r;
+  }
+  return best;
+}
+
+bool peak_emulated(const Roofline& rf) {
+  return contains_ci(rf.peak_source, "emulated") || contains_ci(rf.peak_source, " runs as fp32");
+}
+
+std::string autocast_device(const Platform& p, const std::string& device) {
+  const std::string t = device_type(device);
+  if (t == "cpu") return "cpu";
+  if (p.backend == "mps") return "mps";
+  if (p.backend == "xpu") return "xpu";
+  return "cuda";  // ROCm builds call HIP devices "cuda" too
+}
+
+// ---------------------------------------------------------------- CPU BLAS
+
+void rule_reference_blas(const Ctx& c, std::vector<Finding>& out) {
+  if (lower(c.env.blas.name) != "reference") return;
+  std::string evidence =
+      fmt::format("the CPU BLAS loaded in this process is the netlib reference implementation{}{}",
+                  c.env.blas.version.empty() ? "" : " " + c.env.blas.version,
+                  c.env.blas.library.empty() ? "" : " (" + c.env.blas.library + ")");
+  const Result* best = nullptr;
+  for (const auto& row : bench_rows(c, "gemm")) {
+    if (row.r->device != "cpu" || row.k.dtype != "fp32") continue;
+    if (!best || row.r->work.flops > best->work.flops) best = row.r;
+  }
+  if (best) {
+    evidence +=
+        fmt::format("; fp32 GEMM {} on the CPU runs at {}", best->shape.empty() ? best->key : best->shape,
+                    rate(metric(*best, "tflops") * 1000, "GFLOP/s"));
+    if (best->roofline && best->roofline->percent_of_bound > 0) {
+      evidence += fmt::format(" ({} of the CPU's estimated peak)", pct(best->roofline->percent_of_bound));
+    }
+  }
+  if (!c.env.torch.build.empty() && c.env.torch.build.count("BLAS_INFO")) {
+    evidence += fmt::format("; torch was built with BLAS_INFO={}", c.env.torch.build.at("BLAS_INFO"));
+  }
+  std::string fix;
+  const std::string triplet =
+      (c.env.host.arch == "aarch64" ? "aarch64" : "x86_64") + std::string("-linux-gnu");
+  if (c.platform.debian_like) {
+    fix = fmt::format(
+        "sudo apt install libopenblas0-pthread, then make it the system BLAS and LAPACK: sudo "
+        "update-alternatives "
+        "--config libblas.so.3-{0} and sudo update-alternatives --config liblapack.so.3-{0} (choose the "
+        "openblas-pthread entries); check with `accel-doctor env`. Or use a torch wheel from PyPI (pip "
+        "install "
+        "torch), which bundles MKL on x86-64 and OpenBLAS on aarch64",
+        triplet);
+  } else if (c.platform.fedora_like) {
+    fix =
+        "sudo dnf install flexiblas-openblas-openmp and select it (flexiblas default OPENBLAS-OPENMP), or "
+        "use a "
+        "torch wheel from PyPI (pip install torch), which bundles its own BLAS";
+  } else if (c.platform.arch_like) {
+    fix =
+        "sudo pacman -S openblas blas-openblas, or use a torch wheel from PyPI (pip install torch), which "
+        "bundles its own BLAS";
+  } else {
+    fix =
+        "Use a torch build linked against an optimised BLAS: the PyPI/conda wheels bundle MKL (x86-64) or "
+        "OpenBLAS (aarch64); for a distribution torch, install OpenBLAS and make it the system libblas";
+  }
+  const bool cpu_target = c.target_is_cpu();
+  out.push_back(make_finding(
+      "cpu_blas_reference", cpu_target ? "critical" : "warning", cpu_target ? 90 : 35,
+      "The CPU BLAS is the slow netlib reference implementation", evidence,
+      std::string(
+          "The reference BLAS is a straightforward loop nest without SIMD kernels, blocking or threads: an "
+          "optimised BLAS (OpenBLAS, MKL, BLIS) is typically 10-100x faster on matrix products, which "
+          "dominate linear layers and attention on the CPU") +
+          (cpu_target ? "."
+                      : " (here only CPU-side work: preprocessing, CPU fallbacks, the CPU comparisons)."),
+      fix, "https://wiki.debian.org/DebianScience/LinearAlgebraLibraries"));
+}
+
+// ---------------------------------------------------------------- peaks
+
+void rule_gemm_under_peak(const Ctx& c, std::vector<Finding>& out) {
+  std::map<std::pair<std::string, std::string>, const Result*> best;
+  for (const auto& row : bench_rows(c, "gemm")) {
+    const Result& r = *row.r;
+    if (!r.roofline || r.roofline->above_peak || r.roofline->bound_tflops <= 0) continue;
+    if (r.work.flops < kMinGemmFlops || row.k.dtype == "int8") continue;
+    if (row.k.dtype == "bf16" && peak_emulated(*r.roofline)) continue;         // the bf16 rule says it
+    if (r.device == "cpu" && lower(c.env.blas.name) == "reference") continue;  // the BLAS rule says it
+    auto& b = best[{r.device, row.k.dtype}];
+    if (!b || r.roofline->percent_of_bound > b->roofline->percent_of_bound) b = &r;
+  }
+  for (const auto& [key, r] : best) {
+    const bool cpu = key.first == "cpu";
+    const double limit = cpu ? kGemmLowPercentCpu : kGemmLowPercentGpu;
+    const double p = r->roofline->percent_of_bound;
+    if (p >= limit) continue;
+    std::string fix;
+    if (cpu) {
+      fix =
+          "Check which BLAS torch uses (accel-doctor env: CPU BLAS), that torch's intra-op threads match the "
+          "physical cores (torch.set_num_threads), and the CPU governor; a PyPI torch wheel bundles "
+          "MKL/OpenBLAS";
+    } else if (c.platform.backend == "rocm") {
+      fix =
+          "Check clocks and power under load (rocm-smi --showclocks --showpower), that the GPU is not "
+          "shared, "
+          "and try the other GEMM library (TORCH_BLAS_PREFER_HIPBLASLT=1 or 0); update ROCm and torch";
+    } else {
+      fix =
+          "Check clocks, power cap and throttling under load (nvidia-smi -q -d PERFORMANCE,CLOCK,POWER), "
+          "other "
+          "processes on the GPU (nvidia-smi), and the PCIe/NVLink state; update the driver and torch";
+    }
+    out.push_back(make_finding(
+        "gemm_under_peak", "warning", 40 + (limit - p),
+        fmt::format("{} GEMM reaches only {} of peak on {}", key.second, pct(p), c.device_label(key.first)),
+        fmt::format("best {} GEMM ({}) at {} = {} of the {} bound ({})", key.second, r->shape,
+                    rate(r->roofline->achieved_tflops, "TFLOP/s"), pct(p),
+                    rate(r->roofline->bound_tflops, "TFLOP/s"), r->roofline->peak_source),
+        fmt::format(
+            "Large square GEMMs normally reach 60-80% of the peak; under {:.0f}% the matrix units idle: "
+            "low clocks (power or thermal limit), another process, a slow library path or a "
+            "misidentified device.",
+            limit),
+        fix, kRefRoofline));
+  }
+}
+
+void rule_bandwidth_under_peak(const Ctx& c, std::vector<Finding>& out) {
+  std::map<std::string, const Result*> best;
+  for (const auto& row : bench_rows(c, "memory")) {
+    const Result& r = *row.r;
+    if (!r.roofline || r.roofline->above_peak || r.roofline->bandwidth_gbps <= 0) continue;
+    if (starts_with(r.roofline->bandwidth_source, "measured")) continue;  // compared with itself
+    auto& b = best[r.device];
+    if (!b || r.roofline->percent_of_bound > b->roofline->percent_of_bound) b = &r;
+  }
+  for (const auto& [device, r] : best) {
+    const double p = r->roofline->percent_of_bound;
+    if (p >= kBandwidthLowPercent) continue;
+    out.push_back(make_finding(
+        "bandwidth_under_peak", "warning", 35 + (kBandwidthLowPercent - p) / 2,
+        fmt::format("Memory bandwidth reaches only {} of peak on {}", pct(p), c.device_label(device)),
+        fmt::format("best memory benchmark ({}) moves {} = {} of {} ({})", r->name,
+                    rate(r->roofline->achieved_gbps, "GB/s"), pct(p),
+                    rate(r->roofline->bandwidth_gbps, "GB/s"), r->roofline->bandwidth_source),
+        "Memory-bound work (elementwise ops, normalisation, LLM decode) runs at this fraction of what the "
+        "device "
+        "can do; copies normally reach 80-90% of the datasheet bandwidth.",
+        device == "cpu"
+            ? "Check that all memory channels are populated and the NUMA placement (numactl --hardware), and "
+              "the "
+              "CPU governor"
+            : "Check memory clocks and throttling under load (nvidia-smi -q -d CLOCK,PERFORMANCE or rocm-smi "
+              "--showclocks), ECC/row-remapping state, and other processes on the GPU",
+        kRefRoofline));
+  }
+}
+
+// ---------------------------------------------------------------- dtypes
+
+void rule_autocast(const Ctx& c, std::vector<Finding>& out) {
+  if (c.platform.backend == "directml")
+    return;  // autocast is not reliable there (see the bf16/fp16 advice below)
+  const auto best = best_by_device_dtype(bench_rows(c, "gemm"), "tflops");
+  std::set<std::string> devices;
+  for (const auto& [k, r] : best) devices.insert(k.first);
+  for (const auto& dev : devices) {
+    const auto f32 = best.find({dev, "fp32"});
+    if (f32 == best.end() || metric(*f32->second, "tflops") <= 0) continue;
+    const Result* low = nullptr;
+    for (const char* dt : {"bf16", "fp16"}) {
+      const auto it = best.find({dev, dt});
+      if (it == best.end()) continue;
+      if (std::string(dt) == "bf16" && it->second->roofline && peak_emulated(*it->second->roofline)) continue;
+      if (!low || metric(*it->second, "tflops") > metric(*low, "tflops")) low = it->second;
+    }
+    if (!low) continue;
+    const double ratio = metric(*low, "tflops") / metric(*f32->second, "tflops");
+    if (ratio < kAutocastRatio) continue;
+    const std::string dt = low->dtype == "fp16" ? "float16" : "bfloat16";
+    const std::string adev = autocast_device(c.platform, dev);
+    std::string fix = fmt::format(
+        "Run the model under autocast: with torch.autocast(device_type=\"{}\", dtype=torch.{}): out = "
+        "model(x)",
+        adev, dt);
+    if (low->dtype == "fp16") fix += "; for training add torch.amp.GradScaler(\"" + adev + "\")";
+    if (dev != "cpu") fix += "; for fp32 matmuls that must stay fp32, see the TF32 advice";
+    std::string evidence = fmt::format(
+        "{} GEMM {} vs fp32 {} on {} ({} faster)", low->dtype, rate(metric(*low, "tflops"), "TFLOP/s"),
+        rate(metric(*f32->second, "tflops"), "TFLOP/s"), c.device_label(dev), times(ratio));
+    if (dev == "cpu" && lower(c.env.blas.name) == "reference") {
+      evidence += " (fp32 goes through the reference BLAS here, bf16 through oneDNN)";
+    }
+    out.push_back(make_finding(
+        "autocast", "info", std::min(30.0, 10 + 5 * std::log2(ratio)),
+        fmt::format("{} matmuls are {} faster than fp32 on {}", low->dtype, times(ratio),
+                    c.device_label(dev)),
+        evidence,
+        "Models left in fp32 leave most of that speed unused; autocast runs matmuls and convolutions in the "
+        "low-precision dtype and keeps precision-sensitive ops in fp32.",
+        fix, kRefAmp));
+  }
+}
+
+void rule_tf32(const Ctx& c, std::vector<Finding>& out) {
+  const auto best = best_by_device_dtype(bench_rows(c, "gemm"), "tflops");
+  for (const auto& [k, r] : best) {
+    if (k.second != "tf32") continue;
+    const auto f32 = best.find({k.first, "fp32"});
+    if (f32 == best.end() || metric(*f32->second, "tflops") <= 0) continue;
+    const double ratio = metric(*r, "tflops") / metric(*f32->second, "tflops");
+    if (ratio < kTf32Ratio) continue;
+    std::string fix =
+        "If fp32 models may use TF32 (10-bit mantissa inputs, fp32 accumulate; fine for most training and "
+        "inference): torch.set_float32_matmul_precision(\"high\") (or torch.backends.cuda.matmul.allow_tf32 "
+        "= "
+        "True) at start-up; convolutions already use TF32 (torch.backends.cudnn.allow_tf32)";
+    if (const EnvVar* v = c.env_var("NVIDIA_TF32_OVERRIDE"); v && v->value == "0") {
+      fix += "; and unset NVIDIA_TF32_OVERRIDE=0, which forbids TF32 for the whole process";
+    }
+    out.push_back(make_finding(
+        "tf32_off", "info", std::min(28.0, 8 + 5 * std::log2(ratio)),
+        fmt::format("TF32 would make fp32 matmuls {} faster on {}", times(ratio), c.device_label(k.first)),
+        fmt::format("fp32 GEMM with TF32 off (torch's default for matmuls) {} vs TF32 {}",
+                    rate(metric(*f32->second, "tflops"), "TFLOP/s"), rate(metric(*r, "tflops"), "TFLOP/s")),
+        "torch leaves TF32 off for matmuls by default, so fp32 models run on the slower full-precision path "
+        "even "
+        "on tensor-core GPUs.",
+        fix, kRefTf32));
+  }
+}
+
+void rule_bf16_emulated(const Ctx& c, std::vector<Finding>& out) {
+  if (c.target_is_cpu() || !c.target_device) return;
+  const DeviceInfo& d = *c.target_device;
+  std::string basis;
+  if (starts_with(d.arch, "gfx") && c.options.kb && c.options.data) {
+    if (const auto a = c.options.kb->gfx_arch(d.arch)) {
+      const auto& fams = c.options.data->bf16_emulated_gfx_families;
+      if (std::find(fams.begin(), fams.end(), a->family) != fams.end()) {
+        basis = fmt::format("{} ({}) has no bf16 arithmetic", d.arch, a->family);
+      }
+    }
+  }
+  if (starts_with(d.arch, "sm_") && c.options.data) {
+    try {
+      const int sm = std::stoi(d.arch.substr(3));
+      if (sm < c.options.data->bf16_min_sm) {
+        basis = fmt::format("{} has no bf16 tensor cores (they start at sm_{})", d.arch,
+                            c.options.data->bf16_min_sm);
+      }
+    } catch (const std::exception&) {
+    }
+  }
+  const auto gemm = best_by_device_dtype(bench_rows(c, "gemm"), "tflops");
+  const auto bf = gemm.find({d.id, "bf16"});
+  if (basis.empty() && bf != gemm.end() && bf->second->roofline && peak_emulated(*bf->second->roofline)) {
+    basis = "the peak table says bf16 runs as fp32 on this GPU";
+  }
+  if (basis.empty()) return;
+  // Only worth saying when bf16 is used here.
+  std::vector<std::string> uses;
+  for (const auto& r : c.report.results) {
+    if (r.device == d.id && r.dtype == "bf16" && ok(r) && r.kind != "check") uses.push_back(r.key);
+  }
+  bool any_check = false;
+  for (const auto& r : c.report.results)
+    any_check = any_check || (r.device == d.id && r.dtype == "bf16" && ok(r));
+  if (uses.empty() && !any_check) return;
+  std::string evidence = basis;
+  auto rate_of = [&](const char* dt) -> double {
+    const auto it = gemm.find({d.id, dt});
+    return it == gemm.end() ? 0 : metric(*it->second, "tflops");
+  };
+  if (rate_of("bf16") > 0) {
+    evidence += fmt::format("; GEMM bf16 {}", rate(rate_of("bf16"), "TFLOP/s"));
+    if (rate_of("fp16") > 0) evidence += fmt::format(", fp16 {}", rate(rate_of("fp16"), "TFLOP/s"));
+    if (rate_of("fp32") > 0) evidence += fmt::format(", fp32 {}", rate(rate_of("fp32"), "TFLOP/s"));
+  }
+  if (!uses.empty()) evidence += "; bf16 used by " + list_some(uses, 3);
+  std::string fix =
+      c.platform.backend == "directml"
+          ? "Use fp32 (DirectML's half-precision and autocast support is incomplete) or model.half() "
+            "where it works"
+          : "Use fp16 instead: torch.autocast(device_type=\"cuda\", dtype=torch.float16) with "
+            "torch.amp.GradScaler for training, or model.half() for inference (LLM runners: "
+            "--dtype float16)";
+  out.push_back(make_finding("bf16_emulated", "warning", 50,
+                             fmt::format("bf16 is emulated on {}", c.device_label(d.id)), evidence,
+                             "Without bf16 hardware, torch converts bf16 to fp32 for every operation: bf16 "
+                             "runs no faster than fp32 (often "
+                             "slower), while fp16 runs at the full packed or matrix rate.",
+                             fix, kRefAmp));
+}
+
+// ---------------------------------------------------------------- attention
+
+void rule_sdpa_math(const Ctx& c, std::vector<Finding>& out) {
+  std::vector<std::string> math, fused, warned;
+  std::string fused_impl;
+  for (const auto& r : c.report.results) {
+    if (r.device == "cpu" || r.device.empty()) continue;
+    if (r.profile) {
+      const auto it = r.profile->implementation.find("sdpa");
+      if (it != r.profile->implementation.end()) {
+        if (starts_with(it->second, "math")) {
+          math.push_back(r.key);
+        } else {
+          fused.push_back(r.key);
+          fused_impl = it->second;
+        }
+      }
+    }
+    for (const auto& w : r.warnings) {
+      if (contains_ci(w, "not compiled with flash attention") ||
+          contains_ci(w, "not compiled with memory efficient attention") ||
+          contains_ci(w, "Memory efficient kernel not used") ||
+          contains_ci(w, "Flash attention kernel not used")) {
+        warned.push_back(r.key);
+        break;
+      }
+    }
+  }
+  if (!math.empty() && fused.empty()) {
+    out.push_back(make_finding(
+        "sdpa_math", "warning", 45, "Attention (SDPA) runs the unfused math path",
+        fmt::format("scaled_dot_product_attention ran as matmul + softmax in {}{}", list_some(math, 3),
+                    warned.empty() ? "" : "; torch warned that its fused kernels are not available"),
+        "The math path materialises the full attention matrix: memory grows with the square of the sequence "
+        "and "
+        "long-sequence attention is several times slower than flash or memory-efficient attention.",
+        c.platform.backend == "rocm"
+            ? "Use a ROCm torch with AOTriton attention (torch >= 2.3; on RDNA3 set "
+              "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL=1), fp16/bf16 inputs, and head_dim <= 256"
+            : "Use fp16/bf16 inputs with head_dim <= 256 on a torch build with flash or memory-efficient "
+              "attention "
+              "(the Linux CUDA wheels have both; Windows wheels lack flash attention but have the "
+              "memory-efficient "
+              "kernel)",
+        kRefSdpa));
+  } else if (!warned.empty() && !fused.empty()) {
+    out.push_back(make_finding(
+        "sdpa_warning_harmless", "info", 3, "The flash-attention warning is harmless here",
+        fmt::format("torch warned about a missing fused attention kernel in {}, but {} ran in {}",
+                    list_some(warned, 2), fused_impl, list_some(fused, 2)),
+        "torch picks the next fused backend with the same result; only the math path would be slow.",
+        "Nothing to do; to silence it: warnings.filterwarnings(\"ignore\", message=\".*flash attention.*\")",
+        kRefSdpa));
+  }
+}
+
+// ---------------------------------------------------------------- copies
+
+void rule_pinned(const Ctx& c, std::vector<Finding>& out) {
+  struct Pair {
+    const Result* pageable = nullptr;
+    const Result* pinned = nullptr;
+  };
+  std::map<std::string, Pair> pairs;  // direction/size
+  for (const auto& row : bench_rows(c, "transfer")) {
+    const std::string dir = row.k.name.substr(0, 3);
+    auto& p = pairs[dir + "/" + row.r->device + "/" + row.k.shape];
+    if (row.k.name.find("pageable") != std::string::npos) p.pageable = row.r;
+    if (row.k.name.find("pinned") != std::string::npos) p.pinned = row.r;
+  }
+  const Pair* best = nullptr;
+  double best_ratio = 0;
+  for (const auto& [k, p] : pairs) {
+    if (!p.pageable || !p.pinned || metric(*p.pageable, "gbps") <= 0) continue;
+    // The largest size shows the steady-state rates; among those, H2D first (input pipelines).
+    if (!best || p.pinned->work.bytes > best->pinned->work.bytes ||
+        (p.pinned->work.bytes == best->pinned->work.bytes && starts_with(k, "h2d"))) {
+      best = &p;
+      best_ratio = metric(*p.pinned, "gbps") / metric(*p.pageable, "gbps");
+    }
+  }
+  if (!best || best_ratio < kPinnedRatio) return;
+  out.push_back(make_finding(
+      "pageable_copies", "info", std::min(25.0, 10 + 5 * std::log2(best_ratio)),
+      fmt::format("Pinned host memory copies {} faster than pageable memory", times(best_ratio)),
+      fmt::format("{} {}: pageable {} vs pinned {}", best->pinned->name.substr(0, 3), best->pinned->shape,
+                  rate(metric(*best->pageable, "gbps"), "GB/s"), rate(metric(*best->pinned, "gbps"), "GB/s")),
+      "Copies from pageable memory go through a staging buffer and block the host; input pipelines that feed "
+      "the GPU from pageable tensors spend that difference on every batch.",
+      "DataLoader(..., pin_memory=True) and x.to(device, non_blocking=True); for your own buffers "
+      "tensor.pin_memory() once and reuse it",
+      kRefPinned));
+}
+
+// ---------------------------------------------------------------- LLM
+
+void rule_launch_bound(const Ctx& c, std::vector<Finding>& out) {
+  const Result* worst = nullptr;
+  double worst_idle = 0;
+  for (const auto& r : c.report.results) {
+    if (r.kind != "llm" || !ok(r) || r.device == "cpu") continue;
+    const auto k = parse_llm_key(r.key);
+    if (!k || k->graph || k->test.rfind("tg", 0) != 0) continue;
+    const bool flagged = r.evidence.is_object() && r.evidence.value("launch_bound", false);
+    const double idle = metric(r, "device_idle_fraction");
+    if (!flagged && idle < kLaunchIdle) continue;
+    if (!worst || idle > worst_idle) {
+      worst = &r;
+      worst_idle = idle;
+    }
+  }
+  if (!worst) return;
+  const Result* graph = c.find(worst->key + "/graph");
+  double gain = 0;
+  if (graph && ok(*graph) && metric(*worst, "tokens_per_s") > 0) {
+    gain = metric(*graph, "tokens_per_s") / metric(*worst, "tokens_per_s");
+  }
+  std::string evidence = fmt::format("{}: {} tokens/s, device idle {} of each step", worst->key,
+                                     rate(metric(*worst, "tokens_per_s"), ""), pct(100 * worst_idle));
+  if (metric(*worst, "kernels_per_step") > 0) {
+    evidence += fmt::format(", {:.0f} kernels per step", metric(*worst, "kernels_per_step"));
+  }
+  if (metric(*worst, "step_time_us") > 0) {
+    evidence += fmt::format(", {} per step", rate(metric(*worst, "step_time_us"), "µs"));
+  }
+  if (gain > 0) {
+    evidence += fmt::format("; graph replay of the same decode: {} tokens/s ({})",
+                            rate(metric(*graph, "tokens_per_s"), ""), times(gain));
+  }
+  if (worst->evidence.is_object() && worst->evidence.contains("bottleneck") &&
+      worst->evidence["bottleneck"].is_string()) {
+    evidence += "; " + worst->evidence["bottleneck"].get<std::string>();
+  }
+  const bool warn = worst_idle >= 0.5 && (gain == 0 || gain >= 1.5);
+  std::string fix;
+  if (c.platform.backend == "cuda" || c.platform.backend == "rocm") {
+    fix =
+        "Remove the per-kernel launch cost: torch.compile(model, mode=\"reduce-overhead\") (CUDA/HIP "
+        "graphs), "
+        "or capture the decode step yourself with torch.cuda.CUDAGraph and a static KV cache (Hugging Face: "
+        "generate(..., cache_implementation=\"static\") with torch.compile); serve several requests per step "
+        "(larger batch: same launches, more tokens); or use a serving engine with graphs (vLLM, SGLang, "
+        "TensorRT-LLM)";
+  } else {
+    fix =
+        "Batch several sequences per step (same launches, more tokens), and fuse small ops with "
+        "torch.compile "
+        "where this backend supports it";
+  }
+  out.push_back(make_finding(
+      "launch_bound_decode", warn ? "warning" : "info", 40 + 40 * worst_idle,
+      fmt::format("LLM decode is launch-bound: the device idles {} of each step", pct(100 * worst_idle)),
+      evidence,
+      "At small batch each decode step is hundreds of tiny kernels; the host cannot launch them as fast as "
+      "the "
+      "device runs them, so the GPU waits on Python and the driver.",
+      fix, kRefGraphs));
+}
+
+void rule_small_batch(const Ctx& c, std::vector<Finding>& out) {
+  static const std::regex kBatch("/b([0-9]+)/");
+  struct Point {
+    int batch;
+    const Result* r;
+  };
+  std::map<std::string, std::vector<Point>> groups;
+  for (const auto& r : c.report.results) {
+    if ((r.kind != "llm" && r.kind != "train") || !ok(r)) continue;
+    std::smatch m;
+    if (!std::regex_search(r.key, m, kBatch)) continue;
+    const std::string group = m.prefix().str() + "/b*/" + m.suffix().str();
+    groups[group].push_back({std::stoi(m[1].str()), &r});
+  }
+  const Point *lo_best = nullptr, *hi_best = nullptr;
+  double best_gain = 0;
+  std::string metric_name;
+  for (auto& [g, pts] : groups) {
+    if (pts.size() < 2) continue;
+    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.batch < b.batch; });
+    const Point &lo = pts.front(), &hi = pts.back();
+    if (lo.batch == hi.batch) continue;
+    const std::string m = lo.r->metrics.count("samples_per_s") ? "samples_per_s" : "tokens_per_s";
+    const double a = metric(*lo.r, m), b = metric(*hi.r, m);
+    if (a <= 0 || b <= 0) continue;
+    const double gain = b / a;
+    const double efficiency = gain / (static_cast<double>(hi.batch) / lo.batch);
+    if (gain >= kBatchGain && efficiency >= kBatchEfficiency && gain > best_gain) {
+      best_gain = gain;
+      lo_best = &lo;
+      hi_best = &hi;
+      metric_name = m;
+    }
+  }
+  if (!lo_best) return;
+  const std::string unit = metric_name == "samples_per_s" ? "samples/s" : "tokens/s";
+  out.push_back(make_finding(
+      "small_batch", "info", std::min(35.0, 10 + 6 * std::log2(best_gain)),
+      fmt::format("Batch {} under-uses the device: batch {} gives {} the throughput", lo_best->batch,
+                  hi_best->batch, times(best_gain)),
+      fmt::format("{}: {} {} at batch {}, {} {} at batch {} ({:.0f}% scaling efficiency)", lo_best->r->key,
+                  rate(metric(*lo_best->r, metric_name), ""), unit, lo_best->batch,
+                  rate(metric(*hi_best->r, metric_name), ""), unit, hi_best->batch,
+                  100 * best_gain / (static_cast<double>(hi_best->batch) / lo_best->batch)),
+      "A small batch reads the same weights for fewer tokens or samples: the device is bound by launches and "
+      "weight reads, not by its compute.",
+      "Raise the batch size as far as memory and latency allow (serve several requests together, gradient "
+      "accumulation keeps the effective batch for training); watch peak memory with "
+      "torch.cuda.max_memory_allocated()",
+      kRefRoofline));
+}
+
+}  // namespace
+
+std::vector<RuleEntry> perf_rules() {
+  return {
+      {"cpu_blas_reference",
+       "BlasInfo.name is reference (netlib); critical when the CPU is the measured device",
+       rule_reference_blas},
+      {"gemm_under_peak",
+       "the best large bench GEMM of a dtype under 30% (GPU) / 20% (CPU) of its roofline bound",
+       rule_gemm_under_peak},
+      {"bandwidth_under_peak", "the best bench memory row under 40% of a datasheet/estimated bandwidth",
+       rule_bandwidth_under_peak},
+      {"autocast", "bench GEMM fp16/bf16 >= 2x fp32 on a device (info)", rule_autocast},
+      {"tf32_off", "bench GEMM tf32 row >= 1.5x the fp32 row (info)", rule_tf32},
+      {"bf16_emulated",
+       "bf16 used on a GPU without bf16 hardware (kb/arch.json family in kb/rules.json, sm < 80, "
+       "or an emulated peak)",
+       rule_bf16_emulated},
+      {"sdpa_math",
+       "profile.implementation[sdpa] is the math path and no fused backend ran; info when only the "
+       "flash warning appeared",
+       rule_sdpa_math},
+      {"pageable_copies", "bench transfer pinned >= 1.5x pageable at the largest size (info)", rule_pinned},
+      {"launch_bound_decode",
+       "llm decode row with launch_bound or device_idle_fraction >= 0.4, with the graph "
+       "row's speed-up",
+       rule_launch_bound},
+      {"small_batch", "llm/train throughput >= 2x from smallest to largest batch at >= 50% efficiency (info)",
+       rule_small_batch},
+  };
+}
+
+}  // namespace accel::rules

@@ -1,0 +1,255 @@
+// `compare` on pairs built from the recorded CPU report: identical runs,
+// pure noise, injected regressions, newly failing and fixed checks, new and
+// missing keys, metrics without timings, and unreadable files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/compare.hpp"
+#include "core/report/findings.hpp"
+#include "rules_test_util.hpp"
+
+namespace accel {
+namespace {
+
+using testing::load_report;
+using testing::report_fixture_path;
+
+Result* find(Report& r, const std::string& key) {
+  for (auto& x : r.results) {
+    if (x.key == key) return &x;
+  }
+  ADD_FAILURE() << "no result " << key;
+  return nullptr;
+}
+
+const ComparedResult* row(const Comparison& c, const std::string& key) {
+  for (const auto& x : c.results) {
+    if (x.key == key) return &x;
+  }
+  return nullptr;
+}
+
+TEST(Compare, IdenticalReportsHaveNoChange) {
+  const Report a = load_report("cpu-reference-blas.json");
+  const Comparison c = compare_reports(a, a);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(c.count(Change::slower) + c.count(Change::faster) + c.count(Change::newly_failing), 0u);
+  EXPECT_EQ(c.count(Change::still_failing), 28u);  // the recorded errors and mismatches
+  EXPECT_GT(c.count(Change::same), 40u);
+}
+
+TEST(Compare, PureNoiseIsNotARegression) {
+  // Every median moves by less than its own spread (and under 5%), alternating direction.
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  int sign = 1;
+  for (auto& r : b.results) {
+    if (!r.timing || r.timing->median_us <= 0) continue;
+    const double riqr = r.timing->iqr_us / r.timing->median_us;
+    r.timing->median_us *= 1 + sign * std::min(0.045, riqr);
+    for (auto& [name, v] : r.metrics) v *= 1 - sign * std::min(0.045, riqr) / 2;
+    sign = -sign;
+  }
+  const Comparison c = compare_reports(a, b);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(c.count(Change::slower), 0u);
+  EXPECT_EQ(c.count(Change::faster), 0u);
+}
+
+TEST(Compare, NoisyTimingsWidenTheThreshold) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  // The recorded bf16 GEMM has an IQR of ~19x its median: even 3x slower is within noise.
+  Result* r = find(b, "bench/cpu/gemm/square/bf16/512x512x512");
+  ASSERT_TRUE(r && r->timing);
+  r->timing->median_us *= 3;
+  const Comparison c = compare_reports(a, b);
+  const ComparedResult* x = row(c, r->key);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->change, Change::same);
+  EXPECT_GT(x->threshold, 2.0);
+  EXPECT_TRUE(x->noisy);
+}
+
+TEST(Compare, InjectedRegressionBeyondNoise) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  Result* r = find(b, "ops/linalg/matmul/fp32");  // IQR 12.6% of the median: threshold ~25%
+  ASSERT_TRUE(r && r->timing);
+  r->timing->median_us *= 2;
+  const Comparison c = compare_reports(a, b, {}, "before.json", "after.json");
+  EXPECT_TRUE(c.regressed());
+  EXPECT_EQ(c.count(Change::slower), 1u);
+  const ComparedResult* x = row(c, "ops/linalg/matmul/fp32");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->change, Change::slower);
+  EXPECT_EQ(x->figure, "median_us");
+  EXPECT_NEAR(x->relative, 1.0, 1e-9);
+  EXPECT_NEAR(x->speedup, 0.5, 1e-9);
+  const std::string text = render_comparison(c, ConsoleStyle{});
+  EXPECT_NE(text.find("Slower beyond noise (1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ops/linalg/matmul/fp32"), std::string::npos) << text;
+  EXPECT_NE(text.find("Regression: yes"), std::string::npos) << text;
+  EXPECT_NE(text.find("max(5%"), std::string::npos) << text;
+}
+
+TEST(Compare, FasterBeyondNoiseIsNotARegression) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  find(b, "ops/linalg/matmul/fp32")->timing->median_us /= 3;
+  const Comparison c = compare_reports(a, b);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(row(c, "ops/linalg/matmul/fp32")->change, Change::faster);
+}
+
+TEST(Compare, NewlyFailingAndFixed) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  Result* r = find(b, "ops/linalg/matmul/fp32");
+  r->status = Status::error;
+  r->timing.reset();
+  r->error = ErrorInfo{"RuntimeError: CUDA error: an illegal memory access was encountered", "", "", "", ""};
+  Result* fixed = find(b, "ops/fft/fft/fp16");
+  fixed->status = Status::ok;
+  fixed->error.reset();
+  const Comparison c = compare_reports(a, b);
+  EXPECT_TRUE(c.regressed());
+  const ComparedResult* x = row(c, "ops/linalg/matmul/fp32");
+  EXPECT_EQ(x->change, Change::newly_failing);
+  EXPECT_NE(x->note.find("illegal memory access"), std::string::npos);
+  EXPECT_EQ(row(c, "ops/fft/fft/fp16")->change, Change::fixed);
+  const std::string text = render_comparison(c, ConsoleStyle{});
+  EXPECT_NE(text.find("Newly failing (1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Fixed (1)"), std::string::npos) << text;
+}
+
+TEST(Compare, NewAndMissingKeys) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  b.results.erase(b.results.begin());
+  Result extra;
+  extra.key = "ops/new/op/fp32";
+  extra.kind = "check";
+  extra.status = Status::ok;
+  b.results.push_back(extra);
+  const Comparison c = compare_reports(a, b);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(c.count(Change::missing), 1u);
+  EXPECT_EQ(c.count(Change::new_result), 1u);
+  EXPECT_EQ(row(c, a.results.front().key)->change, Change::missing);
+}
+
+TEST(Compare, HigherIsBetterMetricWithoutTiming) {
+  Report a = load_report("h200-healthy.json");
+  for (auto& r : a.results) r.timing.reset();
+  Report b = a;
+  Result* r = find(b, "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d128");
+  r->metrics["tokens_per_s"] *= 0.8;  // 20% fewer tokens/s
+  const Comparison c = compare_reports(a, b);
+  const ComparedResult* x = row(c, r->key);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->figure, "tokens_per_s");
+  EXPECT_TRUE(x->higher_is_better);
+  EXPECT_EQ(x->change, Change::slower);
+  EXPECT_NEAR(x->threshold, 0.05, 1e-12);
+  // A *_us metric: lower is better.
+  Report a2 = a, b2 = a;
+  Result* l = find(b2, "bench/cuda/launch/launch/fp32/tiny");
+  l->metrics["us_per_op"] *= 0.5;
+  const ComparedResult* y = row(compare_reports(a2, b2), l->key);
+  EXPECT_EQ(y->figure, "us_per_op");
+  EXPECT_EQ(y->change, Change::faster);
+}
+
+TEST(Compare, StatusChangeOkToUnavailableIsReportedButNotARegression) {
+  const Report a = load_report("h200-healthy.json");
+  Report b = a;
+  Result* r = find(b, "ops/attention/sdpa/bf16");
+  r->status = Status::unavailable;
+  r->reason = "not in this build";
+  const Comparison c = compare_reports(a, b);
+  EXPECT_EQ(row(c, r->key)->change, Change::status_changed);
+  EXPECT_FALSE(c.regressed());
+}
+
+TEST(Compare, ContextDifferencesAreNoted) {
+  const Report a = load_report("cpu-reference-blas.json");
+  const Report b = load_report("h200-healthy.json");
+  const Comparison c = compare_reports(a, b);
+  bool device = false, torch = false;
+  for (const auto& n : c.notes) {
+    device = device || n.find("measured devices differ") != std::string::npos;
+    torch = torch || n.find("torch 1.13.0 vs 2.11.0+cu130") != std::string::npos;
+  }
+  EXPECT_TRUE(device);
+  EXPECT_TRUE(torch);
+}
+
+TEST(Compare, JsonOutput) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  find(b, "ops/linalg/matmul/fp32")->timing->median_us *= 2;
+  const json j = comparison_to_json(compare_reports(a, b, {}, "a.json", "b.json"));
+  EXPECT_EQ(j["regressed"], true);
+  EXPECT_EQ(j["counts"]["slower"], 1);
+  EXPECT_EQ(j["a"], "a.json");
+  EXPECT_EQ(j["min_change"], 0.05);
+  bool found = false;
+  for (const auto& r : j["results"]) {
+    if (r["key"] == "ops/linalg/matmul/fp32") {
+      found = true;
+      EXPECT_EQ(r["change"], "slower");
+      EXPECT_EQ(r["figure"], "median_us");
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(json::parse(j.dump()), j);
+}
+
+TEST(Compare, MinChangeOption) {
+  const Report a = load_report("h200-healthy.json");
+  Report b = a;
+  Result* r = find(b, "bench/cuda/gemm/square/bf16/8192x8192x8192");
+  r->timing->median_us *= 1.08;  // 8% slower, quiet timings
+  EXPECT_TRUE(compare_reports(a, b).regressed());
+  CompareOptions loose;
+  loose.min_change = 0.10;
+  EXPECT_FALSE(compare_reports(a, b, loose).regressed());
+}
+
+TEST(Compare, UnreadableFilesAreClearErrors) {
+  try {
+    (void)read_report_file(report_fixture_path("malformed.json"));
+    FAIL() << "malformed.json parsed";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+  try {
+    (void)read_report_file(report_fixture_path("newer-schema.json"));
+    FAIL() << "newer-schema.json parsed";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema_version 99, newer than this accel-doctor reads"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)read_report_file(report_fixture_path("does-not-exist.json")), ReportError);
+  EXPECT_THROW((void)parse_report(R"({"results": []})", "x"), ReportError);
+  EXPECT_THROW((void)parse_report(R"([1, 2])", "x"), ReportError);
+  EXPECT_THROW((void)parse_report(R"({"schema_version": 1, "results": [{"status": "exploded"}]})", "x"),
+               ReportError);
+}
+
+TEST(Compare, OlderSchemaGoesThroughTheUpgradePath) {
+  // There is only v1 today: a v1 document reads as is, and the upgrade hook
+  // is the identity on it.
+  const std::string text = testing::report_fixture_path("h200-healthy.json");
+  const Report r = read_report_file(text);
+  EXPECT_EQ(r.schema_version, kSchemaVersion);
+  json j = json::parse(R"({"schema_version": 1, "results": []})");
+  EXPECT_EQ(upgrade_report_json(j, "x"), j);
+}
+
+}  // namespace
+}  // namespace accel

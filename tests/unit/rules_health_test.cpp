@@ -1,0 +1,185 @@
+// Health rules: errors grouped by cause, wrong results, CPU fallbacks, noise,
+// figures above peak, threads, power policy, shared/throttled GPUs, PCIe
+// link, slow debug settings.
+#include <gtest/gtest.h>
+
+#include "rules_test_util.hpp"
+
+namespace accel {
+namespace {
+
+using testing::env_var;
+using testing::has;
+using testing::ids;
+using testing::load_report;
+using testing::mentions;
+using testing::only;
+using testing::run_rules;
+using testing::with_id;
+
+TEST(RulesHealth, ErrorsGroupedByCause) {
+  const auto fs = run_rules(load_report("rx6650xt-windows-selfbuilt.json"));
+  const auto errors = with_id(fs, "op_errors");
+  ASSERT_EQ(errors.size(), 1u) << ids(fs);
+  const Finding& f = errors.front();
+  EXPECT_TRUE(mentions(f, "2 checks fail")) << f.title;
+  EXPECT_TRUE(mentions(f, "ops/norm/batch_norm_train/fp32")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "ops/norm/batch_norm_eval/fp32")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "torch.backends.cudnn.enabled = False")) << f.fix;
+  EXPECT_EQ(f.reference, "https://github.com/ROCm/TheRock/pull/3588");
+}
+
+TEST(RulesHealth, UnrecognisedErrorsGroupedByMessageShape) {
+  // Recorded: torch 1.13 has no half/bf16 FFT on the CPU; "Unsupported dtype Half" and
+  // "Unsupported dtype BFloat16" are one group, the stft dtype_mismatch is another.
+  const auto fs = run_rules(load_report("cpu-reference-blas.json"));
+  const auto errors = with_id(fs, "op_errors");
+  bool fft = false, stft = false;
+  for (const auto& f : errors) {
+    if (mentions(f, "Unsupported dtype")) {
+      fft = true;
+      EXPECT_TRUE(mentions(f, "14 checks fail")) << f.title;
+    }
+    if (mentions(f, "ops/fft/stft/fp16")) stft = true;
+  }
+  EXPECT_TRUE(fft) << ids(fs);
+  EXPECT_TRUE(stft) << ids(fs);
+}
+
+TEST(RulesHealth, WrongResults) {
+  // Recorded: only fp16/bf16 kernels on the CPU are wrong: a warning.
+  Report r = load_report("cpu-reference-blas.json");
+  const Finding& f = only(run_rules(r), "wrong_results");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "9 checks give wrong results")) << f.title;
+  // A wrong fp32 result is critical, and so is any wrong result on a GPU.
+  for (auto& res : r.results) {
+    if (res.key == "ops/linalg/matmul/fp32") res.status = Status::mismatch;
+  }
+  EXPECT_EQ(only(run_rules(r), "wrong_results").severity, "critical");
+  Report g = load_report("h200-healthy.json");
+  g.results.front().status = Status::mismatch;
+  g.results.front().dtype = "bf16";
+  EXPECT_EQ(only(run_rules(g), "wrong_results").severity, "critical");
+}
+
+TEST(RulesHealth, FailureRulesSilentWhenAllPass) {
+  const auto fs = run_rules(load_report("h200-healthy.json"));
+  for (const char* id : {"op_errors", "wrong_results", "off_device", "cpu_fallback"}) {
+    EXPECT_FALSE(has(fs, id)) << id << ": " << ids(fs);
+  }
+}
+
+TEST(RulesHealth, CpuFallbackWithItsCost) {
+  const auto fs = run_rules(load_report("mps-cpu-fallback.json"));
+  const Finding& f = only(fs, "cpu_fallback");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "2 operations silently fall back")) << f.title;
+  EXPECT_TRUE(mentions(f, "ops/fft/rfft2/fp32")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "840 µs of copy time")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "PYTORCH_ENABLE_MPS_FALLBACK")) << f.fix;
+}
+
+TEST(RulesHealth, NoisyResultsOnTheLoadedCiMachine) {
+  // Recorded while other builds ran on the same two cores.
+  const Finding& f = only(run_rules(load_report("cpu-reference-blas.json")), "noisy_results");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "of 63 timings are noisy")) << f.evidence;
+}
+
+TEST(RulesHealth, NoisySilentOnQuietRuns) {
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "noisy_results"));
+}
+
+TEST(RulesHealth, AbovePeakIsATimingErrorNotASuccess) {
+  const auto fs = run_rules(load_report("h200-slow.json"));
+  const Finding& f = only(fs, "above_peak");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "bench/cuda/gemm/square/fp16/8192x8192x8192")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "timing error")) << f.title;
+  // The suspect figure is never quoted as the device's GEMM rate.
+  EXPECT_EQ(verdict_line(load_report("h200-slow.json"), fs).find("fp16 GEMM"), std::string::npos);
+}
+
+TEST(RulesHealth, SmallChecksAboveTheDramRoofAreCacheEffects) {
+  // Recorded: small CPU checks beat the measured DRAM copy bandwidth.
+  const auto fs = run_rules(load_report("cpu-reference-blas.json"));
+  EXPECT_FALSE(has(fs, "above_peak")) << ids(fs);
+  EXPECT_EQ(only(fs, "above_peak_cached").severity, "info");
+}
+
+TEST(RulesHealth, ThreadOversubscription) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "thread_oversubscription");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "32 threads on 16 logical cores")) << f.title;
+}
+
+TEST(RulesHealth, NestedBlasThreads) {
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.torch.intra_op_threads = 8;
+  r.context.environment.env_vars.push_back(env_var("OPENBLAS_NUM_THREADS", "8"));
+  EXPECT_TRUE(mentions(only(run_rules(r), "thread_oversubscription"), "OPENBLAS_NUM_THREADS=8"));
+}
+
+TEST(RulesHealth, ThreadsSilentWhenMatched) {
+  for (const char* name : {"h200-healthy.json", "cpu-reference-blas.json"}) {
+    EXPECT_FALSE(has(run_rules(load_report(name)), "thread_oversubscription")) << name;
+  }
+}
+
+TEST(RulesHealth, PowerSavingPolicy) {
+  EXPECT_EQ(only(run_rules(load_report("h200-slow.json")), "cpu_power_saving").severity, "info");
+  // The seed's Windows machine on the Power saver plan.
+  const Finding& f = only(run_rules(load_report("rx6650xt-windows-selfbuilt.json")), "cpu_power_saving");
+  EXPECT_TRUE(mentions(f, "Best performance")) << f.fix;
+  Report r = load_report("cpu-reference-blas.json");
+  r.context.environment.host.cpu_governor = "powersave";
+  const Finding& g = only(run_rules(r), "cpu_power_saving");
+  EXPECT_EQ(g.severity, "warning");  // the CPU is the measured device
+  EXPECT_TRUE(mentions(g, "cpupower frequency-set -g performance")) << g.fix;
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "cpu_power_saving"));
+}
+
+TEST(RulesHealth, OtherProcessesOnTheGpu) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "gpu_shared");
+  EXPECT_TRUE(mentions(f, "1 other process")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "4242")) << f.evidence;
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "gpu_shared"));
+}
+
+TEST(RulesHealth, ThrottledGpu) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "gpu_throttled");
+  EXPECT_TRUE(mentions(f, "hw_thermal_slowdown")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "91 °C")) << f.evidence;
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "gpu_throttled"));  // gpu_idle only
+}
+
+TEST(RulesHealth, PcieLinkWidthDegraded) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "pcie_link_degraded");
+  EXPECT_TRUE(mentions(f, "x8 of x16")) << f.title;
+}
+
+TEST(RulesHealth, PcieIdleSpeedIsNotAFinding) {
+  // Recorded-style idle link (2.5 GT/s of 16 GT/s) without slow copies: silent.
+  EXPECT_FALSE(has(run_rules(load_report("rtx4090-cpu-only-torch.json")), "pcie_link_degraded"));
+  // Slow at the maximum width and trained below max speed under load: a finding.
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.gpus.front().link = PcieLink{"8.0 GT/s PCIe", "32.0 GT/s PCIe", 16, 16};
+  for (auto& res : r.results) {
+    if (res.key.find("h2d_pinned") != std::string::npos) res.metrics["gbps"] = 12;
+  }
+  EXPECT_TRUE(mentions(only(run_rules(r), "pcie_link_degraded"), "8.0 GT/s"));
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "pcie_link_degraded"));
+}
+
+TEST(RulesHealth, SlowDebugSettings) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "slow_setting");
+  EXPECT_TRUE(mentions(f, "CUDA_LAUNCH_BLOCKING=1")) << f.title;
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.env_vars.push_back(env_var("CUDA_LAUNCH_BLOCKING", "0"));
+  r.context.environment.env_vars.push_back(env_var("AMD_LOG_LEVEL", "1"));
+  EXPECT_FALSE(has(run_rules(r), "slow_setting"));
+}
+
+}  // namespace
+}  // namespace accel

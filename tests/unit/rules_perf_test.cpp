@@ -1,0 +1,180 @@
+// Performance rules: CPU BLAS, GEMM and bandwidth against peak, autocast,
+// TF32, emulated bf16, SDPA math path, pinned copies, launch-bound decode,
+// small batches.
+#include <gtest/gtest.h>
+
+#include "rules_test_util.hpp"
+
+namespace accel {
+namespace {
+
+using testing::has;
+using testing::ids;
+using testing::load_report;
+using testing::mentions;
+using testing::only;
+using testing::run_rules;
+
+// ---------------------------------------------------------------- CPU BLAS
+
+TEST(RulesPerf, ReferenceBlasOnTheRecordedCpuRun) {
+  // Recorded on the CI container: Debian's libtorch with the netlib libblas3.
+  const auto fs = run_rules(load_report("cpu-reference-blas.json"));
+  const Finding& f = only(fs, "cpu_blas_reference");
+  EXPECT_EQ(f.severity, "critical");  // the CPU is the measured device
+  EXPECT_TRUE(mentions(f, "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "GFLOP/s")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "libopenblas0-pthread")) << f.fix;
+  EXPECT_TRUE(mentions(f, "update-alternatives --config libblas.so.3-x86_64-linux-gnu")) << f.fix;
+}
+
+TEST(RulesPerf, ReferenceBlasIsAWarningBesideAGpu) {
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.blas.name = "reference";
+  EXPECT_EQ(only(run_rules(r), "cpu_blas_reference").severity, "warning");
+}
+
+TEST(RulesPerf, ReferenceBlasSilentWithAnOptimisedBlas) {
+  for (const char* name : {"h200-healthy.json", "rx6650xt-windows-selfbuilt.json", "mps-cpu-fallback.json"}) {
+    EXPECT_FALSE(has(run_rules(load_report(name)), "cpu_blas_reference")) << name;
+  }
+}
+
+// ---------------------------------------------------------------- peaks
+
+TEST(RulesPerf, GemmFarUnderPeak) {
+  const auto fs = run_rules(load_report("h200-slow.json"));
+  const Finding& f = only(fs, "gemm_under_peak");  // bf16 at 22%; fp32 at 31% is over the line
+  EXPECT_TRUE(mentions(f, "bf16 GEMM reaches only 22% of peak")) << f.title;
+  EXPECT_TRUE(mentions(f, "datasheet")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "nvidia-smi -q -d PERFORMANCE")) << f.fix;
+}
+
+TEST(RulesPerf, BandwidthFarUnderPeak) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "bandwidth_under_peak");
+  EXPECT_TRUE(mentions(f, "27%")) << f.title;  // 1300 of 4800 GB/s
+}
+
+TEST(RulesPerf, PeakRulesSilentOnHealthyOrUnknownPeaks) {
+  for (const char* name : {"h200-healthy.json", "cpu-reference-blas.json"}) {
+    const auto fs = run_rules(load_report(name));
+    EXPECT_FALSE(has(fs, "gemm_under_peak")) << name << ": " << ids(fs);
+    EXPECT_FALSE(has(fs, "bandwidth_under_peak")) << name << ": " << ids(fs);
+  }
+}
+
+// ---------------------------------------------------------------- dtypes
+
+TEST(RulesPerf, AutocastAdviceWhenLowPrecisionIsMuchFaster) {
+  const Finding& f = only(run_rules(load_report("h200-healthy.json")), "autocast");
+  EXPECT_EQ(f.severity, "info");
+  EXPECT_TRUE(mentions(f, "torch.autocast(device_type=\"cuda\", dtype=torch.float16)")) << f.fix;
+  EXPECT_TRUE(mentions(f, "GradScaler")) << f.fix;
+}
+
+TEST(RulesPerf, AutocastSilentWhenFp32IsAsFast) {
+  Report r = load_report("h200-healthy.json");
+  for (auto& res : r.results) {
+    if (res.key.find("/gemm/") != std::string::npos && (res.dtype == "bf16" || res.dtype == "fp16")) {
+      res.metrics["tflops"] = 60;
+    }
+  }
+  EXPECT_FALSE(has(run_rules(r), "autocast"));
+}
+
+TEST(RulesPerf, Tf32OffOnATensorCoreGpu) {
+  const Finding& f = only(run_rules(load_report("h200-healthy.json")), "tf32_off");
+  EXPECT_EQ(f.severity, "info");
+  EXPECT_TRUE(mentions(f, "set_float32_matmul_precision(\"high\")")) << f.fix;
+  EXPECT_TRUE(mentions(f, "7.1x")) << f.title;  // 360 vs 51 TFLOP/s
+}
+
+TEST(RulesPerf, Tf32SilentWithoutATf32Row) {
+  EXPECT_FALSE(has(run_rules(load_report("rx6650xt-windows-selfbuilt.json")), "tf32_off"));
+}
+
+TEST(RulesPerf, Bf16EmulatedOnRdna2) {
+  const auto fs = run_rules(load_report("rx6650xt-windows-selfbuilt.json"));
+  const Finding& f = only(fs, "bf16_emulated");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "rdna2")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "fp16")) << f.fix;
+  // The emulated bf16 rate is not advertised as an autocast win.
+  for (const auto& a : testing::with_id(fs, "autocast")) EXPECT_FALSE(mentions(a, "bf16 GEMM")) << a.evidence;
+}
+
+TEST(RulesPerf, Bf16EmulatedOnPreAmpereNvidia) {
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.devices.front().arch = "sm_75";
+  EXPECT_TRUE(mentions(only(run_rules(r), "bf16_emulated"), "sm_75"));
+}
+
+TEST(RulesPerf, Bf16EmulatedSilentOnHopper) {
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "bf16_emulated"));
+}
+
+// ---------------------------------------------------------------- attention
+
+TEST(RulesPerf, SdpaOnTheMathPath) {
+  const Finding& f = only(run_rules(load_report("rx6650xt-windows-selfbuilt.json")), "sdpa_math");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "ops/attention/sdpa/fp16")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "AOTriton")) << f.fix;
+}
+
+TEST(RulesPerf, FlashWarningHarmlessWhenAFusedKernelRan) {
+  Report r = load_report("h200-healthy.json");
+  for (auto& res : r.results) {
+    if (res.key == "ops/attention/sdpa/bf16") res.warnings = {"Torch was not compiled with flash attention."};
+  }
+  const auto fs = run_rules(r);
+  EXPECT_FALSE(has(fs, "sdpa_math")) << ids(fs);
+  EXPECT_EQ(only(fs, "sdpa_warning_harmless").severity, "info");
+}
+
+TEST(RulesPerf, SdpaSilentOnFlash) {
+  const auto fs = run_rules(load_report("h200-healthy.json"));
+  EXPECT_FALSE(has(fs, "sdpa_math")) << ids(fs);
+  EXPECT_FALSE(has(fs, "sdpa_warning_harmless")) << ids(fs);
+}
+
+// ---------------------------------------------------------------- copies and LLM
+
+TEST(RulesPerf, PinnedCopiesFaster) {
+  const Finding& f = only(run_rules(load_report("h200-healthy.json")), "pageable_copies");
+  EXPECT_EQ(f.severity, "info");
+  EXPECT_TRUE(mentions(f, "pin_memory=True")) << f.fix;
+}
+
+TEST(RulesPerf, PinnedSilentWhenEqual) {
+  Report r = load_report("h200-healthy.json");
+  for (auto& res : r.results) {
+    if (res.key.find("/transfer/") != std::string::npos) res.metrics["gbps"] = 50;
+  }
+  EXPECT_FALSE(has(run_rules(r), "pageable_copies"));
+}
+
+TEST(RulesPerf, LaunchBoundDecodeWithGraphSpeedup) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "launch_bound_decode");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "72%")) << f.title;
+  EXPECT_TRUE(mentions(f, "2.6x")) << f.evidence;  // 390 vs 150 tokens/s from the graph row
+  EXPECT_TRUE(mentions(f, "reduce-overhead")) << f.fix;
+}
+
+TEST(RulesPerf, LaunchBoundSilentWhenDeviceBound) {
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "launch_bound_decode"));
+}
+
+TEST(RulesPerf, SmallBatchUnderUsesTheDevice) {
+  const Finding& f = only(run_rules(load_report("h200-slow.json")), "small_batch");
+  EXPECT_TRUE(mentions(f, "batch 8")) << f.title;
+  EXPECT_TRUE(mentions(f, "7.3x")) << f.title;  // 1100 vs 150 tokens/s
+}
+
+TEST(RulesPerf, SmallBatchSilentWithOneBatch) {
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "small_batch"));
+}
+
+}  // namespace
+}  // namespace accel
