@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/report/digest.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -36,13 +37,15 @@ std::string dim(const std::string& s, const ConsoleStyle& style) {
 
 /// Cuts `s` to `width` display columns (UTF-8 aware: counts code points).
 std::string fit(const std::string& s, std::size_t width) {
-  std::size_t cols = 0, i = 0;
+  std::size_t cols = 0, i = 0, prev = 0;
   while (i < s.size()) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
     if (cols + 1 > width) {
-      return width > 0 ? s.substr(0, i > 0 ? i - 1 : 0) + "…" : "";
+      // Drop the last character that fitted, on its first byte, for the "…".
+      return width > 0 ? s.substr(0, prev) + "…" : "";
     }
+    prev = i;
     i += len;
     ++cols;
   }
@@ -67,6 +70,210 @@ std::string rpad(const std::string& s, std::size_t width) {
   const std::string f = fit(s, width);
   const std::size_t w = display_width(f);
   return std::string(w < width ? width - w : 0, ' ') + f;
+}
+
+/// Columns of a terminal table that fit the terminal: the last column (the
+/// note) takes what is left; when the row does not fit, columns are dropped
+/// lowest priority first and the shrinkable ones (names, shapes) cut, so every
+/// line stays within ConsoleStyle::width (60 columns included).
+struct Column {
+  std::string header;
+  int width;      ///< preferred width
+  int min_width;  ///< may be cut down to this
+  int priority;   ///< higher stays longer
+  bool right = false;
+};
+
+struct Cell {
+  std::string text;
+  enum class Look { plain, dim, status } look = Look::plain;
+  Status status = Status::ok;
+};
+
+class Table {
+ public:
+  /// `cols` are the fixed columns; the note column follows them.
+  Table(std::vector<Column> cols, std::string note_header, const ConsoleStyle& style, int note_min = 10)
+      : cols_(std::move(cols)), note_header_(std::move(note_header)), style_(style) {
+    const int width = std::max(style.width, 20);
+    std::vector<bool> shown(cols_.size(), true);
+    auto need = [&](bool with_note) {
+      int n = 0, k = 0;
+      for (std::size_t i = 0; i < cols_.size(); ++i) {
+        if (shown[i]) n += cols_[i].min_width + (k++ ? 1 : 0);
+      }
+      return n + (with_note ? note_min + 1 : 0);
+    };
+    while (need(true) > width) {
+      int drop = -1;
+      for (std::size_t i = 0; i < cols_.size(); ++i) {
+        if (shown[i] && (drop < 0 || cols_[i].priority < cols_[static_cast<std::size_t>(drop)].priority)) {
+          drop = static_cast<int>(i);
+        }
+      }
+      if (drop < 0 || std::count(shown.begin(), shown.end(), true) <= 2) break;
+      shown[static_cast<std::size_t>(drop)] = false;
+    }
+    note_ = need(true) <= width;
+    // Widths: start at the minimum, grow by priority towards the preferred width.
+    int left = width - need(note_);
+    widths_.assign(cols_.size(), 0);
+    for (std::size_t i = 0; i < cols_.size(); ++i) widths_[i] = shown[i] ? cols_[i].min_width : -1;
+    std::vector<std::size_t> order(cols_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cols_[a].priority > cols_[b].priority; });
+    for (std::size_t i : order) {
+      if (!shown[i] || left <= 0) continue;
+      const int grow = std::min(left, cols_[i].width - cols_[i].min_width);
+      widths_[i] += std::max(grow, 0);
+      left -= std::max(grow, 0);
+    }
+    note_width_ = note_ ? note_min + std::max(left, 0) : 0;
+    // The header line.
+    std::vector<Cell> head;
+    for (const auto& c : cols_) head.push_back({c.header});
+    head.push_back({note_header_});
+    out_ += bold(line_of(head, true), style_) + "\n";
+  }
+
+  void group(const std::string& title) {
+    out_ += bold(fit("[" + title + "]", static_cast<std::size_t>(std::max(style_.width, 20))), style_) + "\n";
+  }
+
+  /// `cells`: one per fixed column, then the note.
+  void row(const std::vector<Cell>& cells) { out_ += line_of(cells, false) + "\n"; }
+
+  const std::string& str() const { return out_; }
+
+ private:
+  std::string look(const Cell& c, const std::string& text) const {
+    if (c.look == Cell::Look::dim) return dim(text, style_);
+    if (c.look == Cell::Look::status) return colorize_status(c.status, text, style_);
+    return text;
+  }
+
+  std::string line_of(const std::vector<Cell>& cells, bool header) const {
+    std::string s;
+    bool first = true;
+    for (std::size_t i = 0; i < cols_.size() && i < cells.size(); ++i) {
+      if (widths_[i] < 0) continue;
+      const auto w = static_cast<std::size_t>(widths_[i]);
+      const std::string text = cols_[i].right ? rpad(cells[i].text, w) : pad(cells[i].text, w);
+      s += (first ? "" : " ") + (header ? text : look(cells[i], text));
+      first = false;
+    }
+    if (note_ && cells.size() > cols_.size()) {
+      const Cell& note = cells[cols_.size()];
+      std::string text = fit(note.text, static_cast<std::size_t>(note_width_));
+      if (header) text = fit(note_header_, static_cast<std::size_t>(note_width_));
+      if (!text.empty()) s += " " + (header ? text : look(note, text));
+    }
+    return s;
+  }
+
+  std::vector<Column> cols_;
+  std::string note_header_;
+  ConsoleStyle style_;
+  std::vector<int> widths_;
+  bool note_ = true;
+  int note_width_ = 0;
+  std::string out_;
+};
+
+/// Wraps every line longer than `width` columns (ANSI escapes take none) at
+/// spaces, continuing 4 columns deeper than the line's own indent; a word
+/// longer than a line is cut into pieces ending in "…".
+std::string wrap_lines(const std::string& text, int width) {
+  const std::size_t w = static_cast<std::size_t>(std::max(width, 20));
+  auto visible = [](const std::string& s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\033') {
+        while (i < s.size() && s[i] != 'm') ++i;
+        continue;
+      }
+      n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+    }
+    return n;
+  };
+  std::string out;
+  auto emit = [&](std::string line) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(start, nl - start);
+    start = nl + 1;
+    if (visible(line) <= w) {
+      out += line + (nl < text.size() ? "\n" : "");
+      continue;
+    }
+    const std::size_t indent = std::min(line.find_first_not_of(' '), w / 2);
+    // Continuation lines start under the value of a "label   value" line,
+    // else 4 columns deeper than the line.
+    std::size_t value_col = indent + 4;
+    const std::size_t gap = line.find("  ", indent);
+    if (gap != std::string::npos) {
+      const std::size_t value = line.find_first_not_of(' ', gap);
+      if (value != std::string::npos && value <= w / 2) value_col = value;
+    }
+    const std::string lead(std::min(value_col, w / 2), ' ');
+    std::string cur(indent, ' ');
+    std::size_t cur_w = indent;
+    bool has_word = false;
+    std::size_t pos = indent;
+    while (pos <= line.size()) {
+      std::size_t sp = line.find(' ', pos);
+      if (sp == std::string::npos) sp = line.size();
+      std::string word = line.substr(pos, sp - pos);
+      pos = sp + 1;
+      if (word.empty()) {  // a run of spaces: keep it (aligned columns)
+        if (has_word) {
+          cur += ' ';
+          ++cur_w;
+        }
+        continue;
+      }
+      std::size_t ww = visible(word);
+      if (has_word && cur_w + 1 + ww > w) {
+        emit(cur);
+        cur = lead;
+        cur_w = lead.size();
+        has_word = false;
+      }
+      while (cur_w + (has_word ? 1 : 0) + ww > w) {
+        const std::size_t room = w - std::min(w, cur_w + (has_word ? 1 : 0));
+        if (room < 2) {
+          emit(cur);
+          cur = lead;
+          cur_w = lead.size();
+          has_word = false;
+          continue;
+        }
+        const std::string part = fit(word, room);
+        emit(cur + (has_word ? " " : "") + part);
+        word = word.substr(part.size() - 3);  // continue after the "…" (3 bytes)
+        ww = visible(word);
+        cur = lead;
+        cur_w = lead.size();
+        has_word = false;
+      }
+      cur += (has_word ? " " : "") + word;
+      cur_w += ww + (has_word ? 1 : 0);
+      has_word = true;
+    }
+    if (nl < text.size()) {
+      emit(cur);
+    } else {
+      while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+      out += cur;
+    }
+  }
+  return out;
 }
 
 std::string or_missing(const std::string& value, const NotCollected& nc, const std::string& field) {
@@ -126,13 +333,18 @@ void line(std::string& out, const std::string& label, const std::string& value) 
 
 }  // namespace
 
+std::string wrap_to_width(const std::string& text, int width) { return wrap_lines(text, width); }
+
+bool color_allowed(bool is_tty, bool no_color_option, const char* no_color_env) {
+  return is_tty && !no_color_option && !(no_color_env && *no_color_env);
+}
+
 std::string colorize_status(Status status, const std::string& text, const ConsoleStyle& style) {
   if (!style.color) return text;
   return std::string(ansi_for(status)) + text + "\033[0m";
 }
 
 std::string render_checks_table(const std::vector<Result>& results, const ConsoleStyle& style) {
-  std::string out;
   // Keep the catalog order of categories as they first appear.
   std::vector<std::string> categories;
   for (const auto& r : results) {
@@ -140,54 +352,56 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
       categories.push_back(r.category);
     }
   }
-  const int name_w = 26, dtype_w = 5, status_w = 11, where_w = 8, dev_w = 17, cpu_w = 17, sp_w = 8;
-  const int fixed = name_w + dtype_w + status_w + where_w + dev_w + cpu_w + sp_w + 7;
-  const int note_w = std::max(10, style.width - fixed);
-  out += bold(fmt::format("{} {} {} {} {} {} {} {}", pad("check", name_w), pad("dtype", dtype_w),
-                          pad("status", status_w), pad("ran", where_w), rpad("device median±IQR", dev_w),
-                          rpad("CPU median±IQR", cpu_w), rpad("speed-up", sp_w), "note"),
-              style) +
-         "\n";
+  // Narrow terminals drop the CPU time first, then the speed-up, where it ran
+  // and the device time; the name is cut before anything else goes.
+  Table t({{"check", 26, 16, 100},
+           {"dtype", 5, 5, 90},
+           {"status", 11, 11, 95},
+           {"ran", 8, 8, 60},
+           {"device median±IQR", 17, 14, 70, true},
+           {"CPU median±IQR", 17, 14, 40, true},
+           {"speed-up", 8, 8, 50, true}},
+          "note", style);
   for (const auto& cat : categories) {
-    out += bold(fmt::format("[{}]", cat), style) + "\n";
+    t.group(cat);
     for (const auto& r : results) {
       if (r.category != cat) continue;
-      const std::string status = pad(std::string(to_string(r.status)), status_w);
-      out += fmt::format("{} {} {} {} {} {} {} {}\n", pad(r.name, name_w), pad(r.dtype, dtype_w),
-                         colorize_status(r.status, status, style), pad(where_cell(r), where_w),
-                         rpad(timing_cell(r.timing), dev_w),
-                         rpad(timing_cell(r.cpu_timing), cpu_w),
-                         rpad(r.speedup ? format_ratio(*r.speedup) : "-", sp_w),
-                         dim(fit(note_for(r), static_cast<std::size_t>(note_w)), style));
+      t.row({{r.name},
+             {r.dtype},
+             {std::string(to_string(r.status)), Cell::Look::status, r.status},
+             {where_cell(r)},
+             {timing_cell(r.timing)},
+             {timing_cell(r.cpu_timing)},
+             {r.speedup ? format_ratio(*r.speedup) : "-"},
+             {note_for(r), Cell::Look::dim}});
     }
   }
-  return out;
+  return t.str();
 }
 
 std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style) {
-  std::string out;
   std::vector<std::string> groups;
   for (const auto& r : results) {
     const std::string g = r.category;
     if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
   }
-  const int name_w = 22, dtype_w = 5, shape_w = 16, dev_w = 7, time_w = 17, fig_w = 16, pct_w = 9;
-  const int fixed = name_w + dtype_w + shape_w + dev_w + time_w + fig_w + pct_w + 8;
-  const int note_w = std::max(10, style.width - fixed);
-  out += bold(fmt::format("{} {} {} {} {} {} {} {}", pad("benchmark", name_w), pad("dtype", dtype_w),
-                          pad("shape", shape_w), pad("device", dev_w), rpad("median±IQR", time_w),
-                          rpad("figure", fig_w), rpad("of bound", pct_w), "note"),
-              style) +
-         "\n";
+  Table t({{"benchmark", 22, 14, 100},
+           {"dtype", 5, 5, 90},
+           {"shape", 16, 10, 40},
+           {"device", 7, 6, 50},
+           {"median±IQR", 17, 14, 60, true},
+           {"figure", 16, 13, 95, true},
+           {"of bound", 9, 8, 80, true}},
+          "note", style);
   for (const auto& g : groups) {
-    out += bold(fmt::format("[{}]", g), style) + "\n";
+    t.group(g);
     for (const auto& r : results) {
       if (r.category != g) continue;
       std::string figure = "-";
       if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) {
-        figure = format_sig3(it->second) + " TFLOP/s";
+        figure = format_tflops(it->second);
       } else if (auto it2 = r.metrics.find("gbps"); it2 != r.metrics.end()) {
-        figure = format_sig3(it2->second) + " GB/s";
+        figure = format_gbps(it2->second);
       } else if (auto it3 = r.metrics.find("us_per_op"); it3 != r.metrics.end()) {
         figure = format_us(it3->second) + "/op";
       }
@@ -196,39 +410,45 @@ std::string render_bench_table(const std::vector<Result>& results, const Console
         pct = fmt::format("{:.0f}%{}", r.roofline->percent_of_bound, r.roofline->above_peak ? "!" : "");
       }
       std::string note = r.status == Status::ok ? "" : std::string(to_string(r.status)) + ": " + r.reason;
-      if (note.empty() && r.roofline && r.roofline->above_peak) note = "above the peak: likely a timing error";
+      if (note.empty() && r.roofline && r.roofline->above_peak)
+        note = "above the peak: likely a timing error";
       if (note.empty() && r.timing && r.timing->noisy) note = "noisy (IQR > 10% of median)";
-      out += fmt::format("{} {} {} {} {} {} {} {}\n", pad(r.name, name_w), pad(r.dtype, dtype_w),
-                         pad(r.shape, shape_w), pad(r.device, dev_w), rpad(timing_cell(r.timing), time_w),
-                         rpad(figure, fig_w), rpad(pct, pct_w),
-                         r.status == Status::ok ? dim(fit(note, static_cast<std::size_t>(note_w)), style)
-                                                : colorize_status(r.status, fit(note, static_cast<std::size_t>(note_w)), style));
+      t.row(
+          {{r.name},
+           {r.dtype},
+           {r.shape},
+           {r.device},
+           {timing_cell(r.timing)},
+           {figure},
+           {pct},
+           r.status == Status::ok ? Cell{note, Cell::Look::dim} : Cell{note, Cell::Look::status, r.status}});
     }
   }
-  return out;
+  return t.str();
 }
 
 std::string render_llm_table(const std::vector<Result>& results, const ConsoleStyle& style) {
-  std::string out;
   auto metric = [](const Result& r, const char* k) -> std::optional<double> {
     const auto it = r.metrics.find(k);
     if (it == r.metrics.end()) return std::nullopt;
     return it->second;
   };
-  const int test_w = 18, preset_w = 14, dtype_w = 5, dev_w = 7, rate_w = 14, lat_w = 18, roof_w = 10, sp_w = 9;
-  const int fixed = test_w + preset_w + dtype_w + dev_w + rate_w + lat_w + roof_w + sp_w + 9;
-  const int note_w = std::max(10, style.width - fixed);
-  out += bold(fmt::format("{} {} {} {} {} {} {} {} {}", pad("test", test_w), pad("model", preset_w), pad("dtype", dtype_w),
-                          pad("device", dev_w), rpad("tokens/s", rate_w), rpad("latency", lat_w),
-                          rpad("roofline", roof_w), rpad("vs CPU", sp_w), "note"),
-              style) +
-         "\n";
+  Table t({{"test", 18, 10, 100},
+           {"model", 14, 8, 60},
+           {"dtype", 5, 5, 70},
+           {"device", 7, 6, 75},
+           {"tokens/s", 14, 9, 95, true},
+           {"latency", 24, 14, 50, true},
+           {"roofline", 10, 9, 90, true},
+           {"vs CPU", 9, 7, 80, true}},
+          "note", style);
   for (const auto& r : results) {
     std::string rate = "-", lat = "-", roof = "-";
     if (auto v = metric(r, "tokens_per_s")) rate = format_sig3(*v);
     if (auto v = metric(r, "ttft_ms")) lat = "TTFT " + format_us(*v * 1000);
     if (auto v = metric(r, "token_latency_p50_ms")) {
-      lat = fmt::format("p50 {} p90 {}", format_us(*v * 1000), format_us(metric(r, "token_latency_p90_ms").value_or(0) * 1000));
+      lat = fmt::format("p50 {} p90 {}", format_us(*v * 1000),
+                        format_us(metric(r, "token_latency_p90_ms").value_or(0) * 1000));
     }
     if (auto v = metric(r, "decode_roofline_pct")) roof = fmt::format("{:.0f}% BW", *v);
     if (auto v = metric(r, "prefill_roofline_pct")) roof = fmt::format("{:.0f}% GEMM", *v);
@@ -237,15 +457,118 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
       note = std::string(to_string(r.status)) + ": " + r.reason;
     } else if (r.accuracy) {
       note = r.accuracy->detail;
-    } else if (r.evidence.contains("bottleneck")) {
+    } else if (r.evidence.contains("bottleneck") && r.evidence["bottleneck"].is_string()) {
       note = r.evidence["bottleneck"].get<std::string>();
     }
-    out += fmt::format("{} {} {} {} {} {} {} {} {}\n", pad(r.name, test_w), pad(r.category, preset_w), pad(r.dtype, dtype_w),
-                       pad(r.device, dev_w), rpad(rate, rate_w), rpad(lat, lat_w), rpad(roof, roof_w),
-                       rpad(r.speedup ? format_ratio(*r.speedup) : "-", sp_w),
-                       r.status == Status::ok ? dim(fit(note, static_cast<std::size_t>(note_w)), style)
-                                              : colorize_status(r.status, fit(note, static_cast<std::size_t>(note_w)), style));
+    t.row({{r.name},
+           {r.category},
+           {r.dtype},
+           {r.device},
+           {rate},
+           {lat},
+           {roof},
+           {r.speedup ? format_ratio(*r.speedup) : "-"},
+           r.status == Status::ok ? Cell{note, Cell::Look::dim} : Cell{note, Cell::Look::status, r.status}});
   }
+  return t.str();
+}
+
+std::string render_train_table(const std::vector<Result>& results, const ConsoleStyle& style) {
+  auto metric = [](const Result& r, const char* k) -> std::optional<double> {
+    const auto it = r.metrics.find(k);
+    if (it == r.metrics.end()) return std::nullopt;
+    return it->second;
+  };
+  auto rate = [](double v) { return v >= 100 ? fmt::format("{:.0f}", v) : format_sig3(v); };
+  auto text = [](const json& j, const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  const int test_w = 13, model_w = 5, prec_w = 4, dev_w = 6, rate_w = 9, step_w = 9, h2d_w = 9, sync_w = 5,
+            loss_w = 15, sp_w = 7;
+  const int fixed = test_w + model_w + prec_w + dev_w + rate_w + step_w + h2d_w + sync_w + loss_w + sp_w + 10;
+  const auto note_w = static_cast<std::size_t>(std::max(16, style.width - fixed));
+  std::string out =
+      bold(fmt::format("{} {} {} {} {} {} {} {} {} {} {}", pad("test", test_w), pad("model", model_w),
+                       pad("prec", prec_w), pad("device", dev_w), rpad("samples/s", rate_w),
+                       rpad("step", step_w), rpad("h2d/step", h2d_w), rpad("syncs", sync_w),
+                       rpad("loss (fp32)", loss_w), rpad("vs CPU", sp_w), "note"),
+           style) +
+      "\n";
+  std::string sweeps, costs, problems;
+  for (const auto& r : results) {
+    const bool sweep = r.evidence.contains("curve");
+    const bool item_cost = r.metrics.count("item_cost_us") > 0;
+    const std::string who = fmt::format("{} {} on {}", r.category, r.dtype, r.device);
+    std::string sps = "-", step = "-", h2d = "-", syncs = "-", loss = "-", note;
+    if (item_cost) {
+      if (auto v = metric(r, "samples_per_s_with_item")) sps = rate(*v);
+      if (auto v = metric(r, "step_with_item_ms")) step = format_us(*v * 1000);
+      const double cost = metric(r, "item_cost_us").value_or(0);
+      note = fmt::format("item() {}{} {:+.1f}%", cost > 0 ? "+" : "", format_us(cost),
+                         metric(r, "item_cost_pct").value_or(0));
+      if (r.evidence.value("item_cost_measurable", true) == false) note += " noise";
+      costs += fmt::format("  {}, {}: {}\n", who, r.shape, text(r.evidence, "verdict"));
+    } else {
+      if (auto v = metric(r, "samples_per_s")) sps = rate(*v);
+      if (auto v = metric(r, "step_ms"); v && !sweep) step = format_us(*v * 1000);
+    }
+    if (auto v = metric(r, "h2d_bytes_per_step")) h2d = format_bytes(*v);
+    if (auto v = metric(r, "syncs_per_step")) syncs = format_sig3(*v);
+    if (auto v = metric(r, "loss_final")) {
+      const double first = metric(r, "loss_first").value_or(0);
+      loss = r.dtype == "fp32" ? fmt::format("{:.3f}→{:.3f}", first, *v)
+                               : fmt::format("{:.3f} ({:.3f})", *v, metric(r, "loss_final_fp32").value_or(0));
+    }
+    if (sweep) {
+      const auto max_batch = metric(r, "max_batch").value_or(0);
+      const std::string limit = text(r.evidence, "limit");
+      if (limit == "cap") {
+        note = fmt::format("max >={:g}, cap (no OOM)", max_batch);
+      } else if (limit == "out_of_memory" || limit == "injected_out_of_memory") {
+        note = fmt::format("max {:g}, OOM at {:g}{}", max_batch, metric(r, "oom_at_batch").value_or(0),
+                           limit == "injected_out_of_memory" ? " INJECTED" : "");
+      }
+      std::string points;
+      for (const auto& p : r.evidence["curve"]) {
+        if (!p.is_object() || !p.contains("batch") || !p.contains("samples_per_s")) continue;
+        points +=
+            fmt::format("  b{} {}", p["batch"].get<std::int64_t>(), rate(p["samples_per_s"].get<double>()));
+      }
+      const std::string detail = text(r.evidence, "limit_detail");
+      sweeps += fmt::format("  {}:{}{}\n", who, points.empty() ? " -" : points,
+                            detail.empty() ? "" : " | " + detail);
+    } else if (!item_cost && r.status == Status::ok) {
+      if (auto v = metric(r, "tflops")) {
+        note = *v >= 1 ? fmt::format("{:.3g} TFLOP/s", *v) : fmt::format("{:.3g} GFLOP/s", *v * 1000);
+      }
+      if (r.roofline && r.roofline->percent_of_bound > 0) {
+        note += fmt::format(" ({:.1f}% of peak)", r.roofline->percent_of_bound);
+      }
+      if (auto v = metric(r, "speedup_vs_fp32")) note += fmt::format("; {} fp32", format_ratio(*v));
+      if (auto v = metric(r, "grad_scale")) {
+        note +=
+            fmt::format("; scale {}, {:g} skipped", format_sig3(*v), metric(r, "skipped_steps").value_or(0));
+      }
+      if (auto v = metric(r, "host_reads_per_step"); v && *v > 0)
+        note += fmt::format("; {:g} host reads", *v);
+    }
+    if (r.status != Status::ok) {
+      note = std::string(to_string(r.status)) + " (below)";
+      problems +=
+          fmt::format("  {} {}: {}\n", colorize_status(r.status, std::string(to_string(r.status)), style),
+                      r.key, r.reason);
+    }
+    const std::string shown = fit(note, note_w);
+    out += fmt::format("{} {} {} {} {} {} {} {} {} {} {}\n", pad(r.name, test_w), pad(r.category, model_w),
+                       pad(r.dtype, prec_w), pad(r.device, dev_w), rpad(sps, rate_w), rpad(step, step_w),
+                       rpad(h2d, h2d_w), rpad(syncs, sync_w), rpad(loss, loss_w),
+                       rpad(r.speedup ? format_ratio(*r.speedup) : "-", sp_w),
+                       r.status == Status::ok ? dim(shown, style) : colorize_status(r.status, shown, style));
+  }
+  if (!costs.empty())
+    out += "\n" + bold("Cost of reading the loss on the host each step:", style) + "\n" + costs;
+  if (!sweeps.empty()) out += "\n" + bold("Batch-size sweeps (samples/s by batch):", style) + "\n" + sweeps;
+  if (!problems.empty()) out += "\n" + bold("Not measured or failed:", style) + "\n" + problems;
   return out;
 }
 
@@ -305,7 +628,7 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
     if (fallback) out += fmt::format("    ran on the CPU: {}\n", r.profile->detail);
     for (const auto& w : r.warnings) out += fmt::format("    warning: {}\n", w);
   }
-  return out;
+  return wrap_lines(out, style.width);
 }
 
 std::string render_environment(const Environment& env, const ConsoleStyle& style) {
@@ -407,7 +730,7 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
     line(out, "measuring", env.selection->chosen);
     line(out, "why", env.selection->reason);
   }
-  return out;
+  return wrap_lines(out, style.width);
 }
 
 }  // namespace accel

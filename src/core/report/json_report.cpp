@@ -15,21 +15,24 @@ std::string report_to_json_text(const Report& report) {
 }
 
 void write_report_file(const Report& report, const std::string& path) {
-  const std::string text = report_to_json_text(report);
+  write_text_file(path, report_to_json_text(report), "report");
+}
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
   if (path == "-") {
-    std::cout << text;
+    std::cout << text << std::flush;
     return;
   }
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write report to '{}'", path));
+    if (!out) throw std::runtime_error(fmt::format("cannot write {} to '{}'", what, path));
     out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write report to '{}'", path));
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {} to '{}'", what, path));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot write report to '{}'", path));
+    throw std::runtime_error(fmt::format("cannot write {} to '{}'", what, path));
   }
 }
 
