@@ -8,7 +8,8 @@ mode="${1:-build}"
 
 need=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev)
 if [ "$mode" = "test" ]; then
-  need+=(libgtest-dev libgmock-dev python3)
+  # chromium: tests/e2e/html_report.sh renders the HTML report headless.
+  need+=(libgtest-dev libgmock-dev python3 chromium)
 fi
 
 # Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as

@@ -3,12 +3,16 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include "core/ceilings.hpp"
 #include "core/device_select.hpp"
+#include "core/report/html.hpp"
 #include "core/report/json_report.hpp"
+#include "core/report/jsonl.hpp"
+#include "core/report/markdown.hpp"
 #include "engine/environment.hpp"
 
 namespace accel::cli {
@@ -25,8 +29,25 @@ int terminal_width() {
 }
 }  // namespace
 
+namespace {
+/// Block characters for the bar when the locale says UTF-8.
+bool utf8_locale() {
+  for (const char* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* v = std::getenv(name);
+    if (v && *v) {
+      const std::string s(v);
+      return s.find("UTF-8") != std::string::npos || s.find("utf8") != std::string::npos ||
+             s.find("utf-8") != std::string::npos || s.find("UTF8") != std::string::npos;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 App::App(GlobalOptions options, std::vector<std::string> argv)
-    : options_(std::move(options)), argv_(std::move(argv)) {}
+    : options_(std::move(options)), argv_(std::move(argv)) {
+  progress_ = std::make_unique<ProgressDisplay>(progress_enabled(), utf8_locale());
+}
 
 const KnowledgeBase& App::kb() {
   if (!kb_) {
@@ -42,8 +63,7 @@ const KnowledgeBase& App::kb() {
 ConsoleStyle App::style_stdout() const {
   ConsoleStyle s;
   s.width = terminal_width();
-  const char* no_color = std::getenv("NO_COLOR");
-  s.color = isatty(STDOUT_FILENO) && !options_.no_color && !(no_color && *no_color);
+  s.color = color_allowed(isatty(STDOUT_FILENO) != 0, options_.no_color, std::getenv("NO_COLOR"));
   return s;
 }
 
@@ -82,10 +102,54 @@ Report& App::report(const std::string& command) {
 }
 
 void App::write_json_if_requested() {
-  if (options_.json_path.empty() || !report_) return;
+  if (!report_) return;
+  clear_status();
   report_->context.finished_at = now_rfc3339();
   if (env_) report_->context.environment = *env_;
-  write_report_file(*report_, options_.json_path);
+  write_outputs(*report_);
+}
+
+void App::write_outputs(const Report& original) {
+  // --redact: every form below is written from the redacted copy.
+  std::optional<Report> redacted;
+  if (options_.redact) redacted = redact_report(original, secrets());
+  const Report& report = redacted ? *redacted : original;
+  if (!options_.json_path.empty()) write_report_file(report, options_.json_path);
+  if (!options_.html_path.empty()) write_text_file(options_.html_path, render_html(report), "HTML report");
+  if (options_.format == "md") {
+    std::cout << render_markdown(report) << std::flush;
+  } else if (options_.format == "jsonl") {
+    // The results not streamed while the run went (rows measured outside the
+    // engine's callbacks), then the closing line.
+    if (!jsonl_started_) {
+      jsonl_started_ = true;
+      std::cout << jsonl_context_line(report);
+    }
+    for (const auto& r : report.results) {
+      if (jsonl_streamed_.insert(r.key).second) std::cout << jsonl_result_line(r);
+    }
+    std::cout << jsonl_end_line(report) << std::flush;
+  }
+}
+
+void App::jsonl_begin() const {
+  if (jsonl_started_ || !report_) return;
+  jsonl_started_ = true;
+  Report head = *report_;
+  head.results.clear();
+  if (env_) head.context.environment = *env_;
+  std::cout << scrub(jsonl_context_line(head));
+}
+
+void App::item_started(const std::string& key, std::size_t index, std::size_t total) const {
+  progress_->item_started(key, index, total);
+}
+
+void App::item_finished(const Result& result) const {
+  progress_->item_finished();
+  if (options_.format != "jsonl") return;
+  jsonl_begin();
+  if (jsonl_streamed_.insert(result.key).second) std::cout << scrub(jsonl_result_line(result)) << std::flush;
 }
 
 void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured) {
@@ -102,17 +166,43 @@ void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result
 }
 
 void App::out(const std::string& text) const {
-  if (!options_.quiet) std::cout << text << std::flush;
+  if (options_.quiet || options_.format != "text") return;
+  // Text on stdout while the bar is on stderr of the same terminal: take the
+  // bar off the line first; the next event draws it again.
+  progress_->hide();
+  std::cout << scrub(text) << std::flush;
 }
 
-void App::status(const std::string& text) const {
-  if (!progress_enabled()) return;
-  std::cerr << "\r\033[K" << text << std::flush;
+const RedactSecrets& App::secrets() const {
+  if (!secrets_) {
+    secrets_.emplace();
+    char host[256] = {0};
+    if (gethostname(host, sizeof host - 1) == 0 && host[0]) secrets_->hostnames.emplace_back(host);
+    for (const char* name : {"USER", "USERNAME", "LOGNAME"}) {
+      if (const char* v = std::getenv(name); v && *v) secrets_->users.emplace_back(v);
+    }
+    for (const char* name : {"HOME", "USERPROFILE"}) {
+      if (const char* v = std::getenv(name); v && *v) secrets_->add_users_from_text(v);
+    }
+  }
+  if (env_ && !env_->host.hostname.empty()) {
+    auto& h = secrets_->hostnames;
+    if (std::find(h.begin(), h.end(), env_->host.hostname) == h.end()) h.push_back(env_->host.hostname);
+  }
+  return *secrets_;
 }
 
-void App::clear_status() const {
-  if (!progress_enabled()) return;
-  std::cerr << "\r\033[K" << std::flush;
+void App::note_secrets(const Report& report) {
+  secrets();
+  secrets_->add_from_report(report);
 }
+
+std::string App::scrub(const std::string& text) const {
+  return options_.redact ? redact_text(text, secrets()) : text;
+}
+
+void App::status(const std::string& text) const { progress_->message(text); }
+
+void App::clear_status() const { progress_->clear(); }
 
 }  // namespace accel::cli

@@ -2,13 +2,18 @@
 // base, terminal style, and the report being built.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "cli/progress.hpp"
 #include "core/evidence.hpp"
 #include "core/kb.hpp"
 #include "core/peaks.hpp"
+#include "core/rules/rules.hpp"
+#include "core/redact.hpp"
 #include "core/report/console.hpp"
 
 namespace accel::cli {
@@ -28,6 +33,9 @@ struct GlobalOptions {
   std::string trace_path; ///< --trace FILE (Chrome/Perfetto trace of the run)
   bool quiet = false;
   bool no_color = false;
+  std::string html_path;         ///< --html FILE (self-contained HTML report)
+  std::string format = "text";   ///< --format text|md|jsonl: what goes to stdout
+  bool redact = false;           ///< --redact: no host, user, home path, serial or address in any output
 };
 
 /// A usage or set-up error: printed as is, exit code 2.
@@ -51,19 +59,38 @@ class App {
 
   /// The report under construction (context filled on first use).
   Report& report(const std::string& command);
-  /// Writes the report if --json was given. Throws std::runtime_error.
+  /// Writes the report in every form asked for: --json, --html, and on
+  /// stdout the Markdown summary (--format md) or the rest of the JSON Lines
+  /// stream (--format jsonl). Throws std::runtime_error.
   void write_json_if_requested();
+  /// The same for a report not built by this App (`report --from`).
+  void write_outputs(const Report& report);
 
   /// Fills the roofline of `results` against the device ceilings: the
   /// datasheet table, this host's CPU estimate, and any bandwidth measured in
   /// `measured` (bench copy rows of this run).
   void apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured);
 
-  /// Prints to stdout unless --quiet.
+  /// Prints the text report to stdout (not with --quiet, nor with --format md
+  /// or jsonl, which own stdout).
   void out(const std::string& text) const;
   /// Progress/status line on stderr (TTY only, not with --quiet).
   void status(const std::string& text) const;
   void clear_status() const;
+
+  /// Hooks for the engine's RunCallbacks: the progress bar (current item,
+  /// estimate of the time left) and, with --format jsonl, one line per result
+  /// as it finishes.
+  void item_started(const std::string& key, std::size_t index, std::size_t total) const;
+  void item_finished(const Result& result) const;
+
+  /// With --redact: what must not appear in any output (this process's user
+  /// and host names, the environment's host name, and those of every report
+  /// noted); `scrub` removes them and the identifying patterns from a text.
+  /// Without --redact `scrub` returns the text unchanged.
+  const RedactSecrets& secrets() const;
+  void note_secrets(const Report& report);
+  std::string scrub(const std::string& text) const;
 
  private:
   GlobalOptions options_;
@@ -73,6 +100,11 @@ class App {
   std::optional<Report> report_;
   std::optional<GpuPeakTable> peaks_;
   bool peaks_loaded_ = false;
+  std::unique_ptr<ProgressDisplay> progress_;
+  mutable bool jsonl_started_ = false;            ///< the context line is out
+  mutable std::set<std::string> jsonl_streamed_;  ///< keys of the result lines written
+  void jsonl_begin() const;
+  mutable std::optional<RedactSecrets> secrets_;
 };
 
 int cmd_env(App& app);
@@ -109,8 +141,59 @@ struct LlmArgs {
   std::vector<int> gens;
 };
 int cmd_llm(App& app, const LlmArgs& args);
+struct TrainArgs {
+  bool quick = false;
+  bool list = false;
+  bool no_isolate = false;
+  bool no_cpu = false;
+  bool no_sweep = false;
+  bool no_item_cost = false;
+  std::string data;
+  std::vector<std::string> models;
+  std::vector<std::string> precisions;
+  std::vector<int> batches;
+  std::vector<std::string> filters;
+  int steps = 0;
+  int sweep_min = 0;
+  int sweep_max = 0;
+  std::uint64_t inject_oom_above_bytes = 0;
+};
+/// Training steps: MLP and residual CNN, fp32/fp16/bf16, batch sweep.
+int cmd_train(App& app, const TrainArgs& args);
 /// The default run (no command): env, then quick ops.
 int cmd_default(App& app);
+
+struct DiagnoseArgs {
+  std::string from;   ///< a saved report.json
+  bool list = false;  ///< list the rules and what triggers each
+};
+/// `diagnose --from report.json`: findings and verdict of a saved report.
+/// Exit 1 when a finding is at warning or above (or a check failed), 2 when
+/// the file cannot be read, 0 otherwise.
+int cmd_diagnose(App& app, const DiagnoseArgs& args);
+/// The rules engine's inputs (kb/arch.json through app.kb(), kb/rules.json).
+DiagnoseOptions diagnose_options(App& app);
+/// Runs the rules over `report`, stores the findings and the verdict in it,
+/// prints them, and returns the exit code they call for (kExitFindings when
+/// needs_attention(), else kExitHealthy). For the default run.
+int report_diagnosis(App& app, Report& report);
+
+struct CompareArgs {
+  std::string a, b;             ///< the two reports (A: before, B: after)
+  bool json = false;            ///< the comparison as JSON on standard output
+  double min_change_pct = 5.0;  ///< floor of the noise threshold, in percent
+};
+/// `compare A.json B.json`: exit 1 when something regressed (slower beyond
+/// noise, or newly failing), 2 when a file cannot be read, 0 otherwise.
+int cmd_compare(App& app, const CompareArgs& args);
+
+struct ReportArgs {
+  /// Saved reports; several are merged (the first one's context, all results and findings).
+  std::vector<std::string> from;
+};
+/// Renders saved reports in the forms the global options ask for (--html,
+/// --format, --json); text tables on stdout by default.
+int cmd_report(App& app, const ReportArgs& args);
 
 struct ExplainArgs {
   /// Log to read; empty or "-" reads standard input.

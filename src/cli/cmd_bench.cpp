@@ -31,8 +31,9 @@ int cmd_bench(App& app, const BenchArgs& args) {
   }
   engine::RunCallbacks cb;
   cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.status(fmt::format("[{}/{}] {}", i + 1, n, item.key));
+    app.item_started(item.key, i, n);
   };
+  cb.on_result = [&](const Result& r) { app.item_finished(r); };
   auto results = engine::run_bench(o, cb);
   app.clear_status();
   app.apply_rooflines(results, results);

@@ -53,8 +53,9 @@ std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
 std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   engine::OpsCallbacks cb;
   cb.on_start = [&](const engine::ItemInfo& c, std::size_t i, std::size_t n) {
-    app.status(fmt::format("[{}/{}] {}", i + 1, n, c.key));
+    app.item_started(c.key, i, n);
   };
+  cb.on_result = [&](const Result& r) { app.item_finished(r); };
   auto results = engine::run_ops(o, cb);
   app.clear_status();
   auto measured = measure_bandwidth(app, o.device);
@@ -99,7 +100,7 @@ int cmd_ops(App& app, const OpsArgs& args) {
   auto results = run_and_show_ops(app, o);
   const ConsoleStyle style = app.style_stdout();
   app.out(render_checks_table(results, style));
-  app.out("\n" + checks_summary_line(results, o.device) + "\n");
+  app.out("\n" + wrap_to_width(checks_summary_line(results, o.device), style.width) + "\n");
   const std::string problems = render_check_problems(results, style);
   if (!problems.empty()) app.out("\n" + problems);
   bool failed = false;
@@ -123,7 +124,7 @@ int cmd_default(App& app) {
   app.out(render_checks_table(results, style));
   const std::string problems = render_check_problems(results, style);
   if (!problems.empty()) app.out("\n" + problems);
-  app.out("\n" + checks_summary_line(results, o.device) + "\n");
+  app.out("\n" + wrap_to_width(checks_summary_line(results, o.device), style.width) + "\n");
   bool failed = false;
   for (const auto& r : results) failed = failed || is_failure(r.status);
   report.results.insert(report.results.end(), results.begin(), results.end());

@@ -50,8 +50,9 @@ int cmd_llm(App& app, const LlmArgs& args) {
                           : ""));
   engine::RunCallbacks cb;
   cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.status(fmt::format("[{}/{}] {}", i + 1, n, item.key));
+    app.item_started(item.key, i, n);
   };
+  cb.on_result = [&](const Result& r) { app.item_finished(r); };
   auto results = engine::run_llm(o, cb);
   app.clear_status();
   // The suite measured each device's copy bandwidth with the bench code; the

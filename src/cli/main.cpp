@@ -23,6 +23,17 @@ int main(int argc, char** argv) {
   cli.add_option("--trace", g.trace_path, "write the Chrome/Perfetto trace of the run to FILE (torch with Kineto)");
   cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
   cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
+  cli.add_flag(
+      "--redact", g.redact,
+      "remove host and user names, home paths, serial numbers, UUIDs and IP/MAC addresses from every "
+      "output (to share a report)");
+  cli.add_option("--html", g.html_path,
+                 "write a self-contained HTML report with charts to FILE (opens offline)");
+  cli.add_option("--format", g.format,
+                 "standard output: text (tables), md (Markdown summary for an issue thread), "
+                 "jsonl (one JSON object per line as results finish)")
+      ->check(CLI::IsMember({"text", "md", "jsonl"}))
+      ->capture_default_str();
 
   auto* env = cli.add_subcommand("env", "devices, drivers, torch build, CPU BLAS and environment variables");
   OpsArgs ops_args;
@@ -93,6 +104,72 @@ int main(int argc, char** argv) {
   llm->add_flag("--no-graphs", llm_args.no_graphs, "skip the graph-replay decode");
   llm->add_flag("--no-isolate", llm_args.no_isolate, "run in this process (debugging)");
 
+  TrainArgs train_args;
+  auto* train = cli.add_subcommand(
+      "train",
+      "training steps (MLP, residual CNN on MNIST-shaped data): fp32/fp16/bf16, batch sweep, per-step costs");
+  train->add_flag("--quick", train_args.quick,
+                  "small and fast (batch 32 and a short sweep on the CPU, 20 steps)");
+  train->add_flag("--list", train_args.list, "list the items and exit");
+  train
+      ->add_option("--data", train_args.data,
+                   "a folder with the MNIST IDX files (train-images-idx3-ubyte, ...)")
+      ->check(CLI::ExistingDirectory);
+  train->add_option("--model", train_args.models, "mlp, cnn (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mlp", "cnn"}));
+  train
+      ->add_option("--precision", train_args.precisions,
+                   "fp32, fp16, bf16 (comma list; fp16/bf16 use autocast)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  train->add_option("--batch", train_args.batches, "batch sizes of the step rows (comma list)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 24));
+  train
+      ->add_option("--steps", train_args.steps,
+                   "steps of the loss-agreement runs (default 100, 20 with --quick)")
+      ->check(CLI::Range(2, 100000));
+  train->add_option("--sweep-min", train_args.sweep_min, "first batch of the sweep")
+      ->check(CLI::Range(1, 1 << 24));
+  train
+      ->add_option("--sweep-max", train_args.sweep_max,
+                   "largest batch the sweep tries (it doubles up to this)")
+      ->check(CLI::Range(1, 1 << 26));
+  train->add_option("--filter", train_args.filters, "keep items whose key contains one of these (comma list)")
+      ->delimiter(',');
+  train->add_option(
+      "--inject-oom-above-bytes", train_args.inject_oom_above_bytes,
+      "testing: a step estimated above N bytes throws torch's out-of-memory error (reported as injected)");
+  train->add_flag("--no-sweep", train_args.no_sweep, "skip the batch-size sweep");
+  train->add_flag("--no-item-cost", train_args.no_item_cost, "skip the per-step loss.item() cost");
+  train->add_flag("--no-cpu", train_args.no_cpu, "skip the CPU comparison");
+  train->add_flag("--no-isolate", train_args.no_isolate, "run in this process (debugging)");
+
+  ReportArgs report_args;
+  auto* report = cli.add_subcommand(
+      "report",
+      "render saved JSON reports (--from, repeatable: merged into one) as --html, --format md|jsonl|text");
+  report->add_option("--from", report_args.from, "a report.json written by --json (repeatable)")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  DiagnoseArgs diagnose_args;
+  auto* diagnose_cmd = cli.add_subcommand(
+      "diagnose", "findings (ranked, with the fix for this platform) and a verdict for a saved report");
+  diagnose_cmd->add_option("--from", diagnose_args.from, "a report.json written by --json");
+  diagnose_cmd->add_flag("--list", diagnose_args.list, "list the rules and what triggers each");
+
+  CompareArgs compare_args;
+  auto* compare = cli.add_subcommand(
+      "compare", "what got faster, slower, newly failing or fixed between two reports (exit 1 on a regression)");
+  compare->add_option("a", compare_args.a, "the earlier report.json (A)")->required();
+  compare->add_option("b", compare_args.b, "the later report.json (B)")->required();
+  compare->add_flag("--json", compare_args.json, "print the comparison as JSON on standard output");
+  compare->add_option("--min-change", compare_args.min_change_pct,
+                      "smallest change that counts, in percent (the noise threshold is at least this)")
+      ->capture_default_str();
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -106,13 +183,23 @@ int main(int argc, char** argv) {
     if (*ops) return cmd_ops(app, ops_args);
     if (*bench) return cmd_bench(app, bench_args);
     if (*llm) return cmd_llm(app, llm_args);
-    if (*explain) return cmd_explain(app, explain_args);
+    if (*train) return cmd_train(app, train_args);
+    if (*explain) {
+      if (g.format != "text" || !g.html_path.empty()) {
+        throw UsageError(
+            "explain writes text or --json; --format and --html apply to measuring commands and report");
+      }
+      return cmd_explain(app, explain_args);
+    }
+    if (*report) return cmd_report(app, report_args);
+    if (*diagnose_cmd) return cmd_diagnose(app, diagnose_args);
+    if (*compare) return cmd_compare(app, compare_args);
     return cmd_default(app);
   } catch (const UsageError& e) {
-    std::cerr << "accel-doctor: " << e.what() << "\n";
+    std::cerr << "accel-doctor: " << app.scrub(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "accel-doctor: internal error: " << e.what() << "\n";
+    std::cerr << "accel-doctor: internal error: " << app.scrub(e.what()) << "\n";
     return kExitInternal;
   }
 }

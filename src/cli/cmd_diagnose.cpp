@@ -1,0 +1,94 @@
+// `diagnose --from report.json`: the rules engine over a saved report (one
+// attached to a support thread can be read anywhere), and the helpers the
+// default run uses to add findings and the verdict to its own report.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <optional>
+
+#include "cli/app.hpp"
+#include "core/redact.hpp"
+#include "core/report/findings.hpp"
+#include "core/report/json_report.hpp"
+#include "core/rules/rules.hpp"
+
+namespace accel::cli {
+
+namespace {
+
+const RuleData& rule_data() {
+  static std::optional<RuleData> data;
+  if (!data) {
+    const std::string dir = find_kb_dir();
+    try {
+      data = dir.empty() ? RuleData{} : RuleData::load(dir);
+    } catch (const RuleDataError& e) {
+      throw UsageError(std::string("set-up error: ") + e.what());
+    }
+  }
+  return *data;
+}
+
+std::string describe_origin(const Report& r, const std::string& path) {
+  std::string s = fmt::format("Diagnosis of {}", path);
+  std::vector<std::string> parts;
+  if (!r.context.command.empty()) parts.push_back("`" + r.context.command + "` run");
+  if (!r.context.started_at.empty()) parts.push_back("started " + r.context.started_at);
+  if (!r.context.tool.version.empty()) {
+    parts.push_back(fmt::format("accel-doctor {}{}", r.context.tool.version,
+                                r.context.tool.commit.empty() ? "" : " (" + r.context.tool.commit + ")"));
+  }
+  parts.push_back(fmt::format("{} results", r.results.size()));
+  s += " (";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s + ")\n";
+}
+
+}  // namespace
+
+DiagnoseOptions diagnose_options(App& app) {
+  DiagnoseOptions o;
+  o.kb = &app.kb();
+  o.data = &rule_data();
+  return o;
+}
+
+int report_diagnosis(App& app, Report& report) {
+  report.findings = diagnose(report, diagnose_options(app));
+  report.verdict = verdict_line(report, report.findings);
+  const ConsoleStyle style = app.style_stdout();
+  const bool attention = needs_attention(report, report.findings);
+  app.out("\n" + render_findings(report.findings, style));
+  app.out("\n" + render_verdict(report.verdict, attention, style));
+  return attention ? kExitFindings : kExitHealthy;
+}
+
+int cmd_diagnose(App& app, const DiagnoseArgs& args) {
+  if (args.list) {
+    std::string out;
+    for (const auto& r : list_rules()) out += fmt::format("{:<34} {}\n", r.id, r.triggers);
+    app.out(out);
+    return kExitHealthy;
+  }
+  if (args.from.empty()) {
+    throw UsageError(
+        "diagnose needs --from report.json (a report written with --json); `accel-doctor` without a command "
+        "measures and diagnoses this machine");
+  }
+  Report report;
+  try {
+    report = read_report_file(args.from);
+  } catch (const ReportError& e) {
+    throw UsageError(e.what());
+  }
+  app.note_secrets(report);
+  app.out(describe_origin(report, args.from));
+  const int rc = report_diagnosis(app, report);
+  if (!app.options().json_path.empty()) {
+    write_report_file(app.options().redact ? redact_report(report, app.secrets()) : report,
+                      app.options().json_path);
+  }
+  return rc;
+}
+
+}  // namespace accel::cli

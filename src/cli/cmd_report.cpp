@@ -1,0 +1,81 @@
+// `report --from report.json`: renders saved reports without running
+// anything (CI and support threads, no GPU needed).
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "core/report/console.hpp"
+#include "core/report/digest.hpp"
+
+namespace accel::cli {
+
+namespace {
+
+/// Several reports as one: the first one's context, every result and
+/// finding in order, the distinct verdicts joined.
+Report merge_reports(const std::vector<Report>& reports) {
+  Report merged = reports.front();
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    const Report& r = reports[i];
+    merged.results.insert(merged.results.end(), r.results.begin(), r.results.end());
+    merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());
+    if (!r.verdict.empty() && merged.verdict.find(r.verdict) == std::string::npos) {
+      merged.verdict += (merged.verdict.empty() ? "" : "; ") + r.verdict;
+    }
+    if (!r.context.command.empty() && r.context.command != merged.context.command) {
+      merged.context.command += "+" + r.context.command;
+    }
+    if (r.context.finished_at > merged.context.finished_at)
+      merged.context.finished_at = r.context.finished_at;
+    if (merged.context.environment.host.hostname.empty()) merged.context.environment = r.context.environment;
+  }
+  return merged;
+}
+
+std::string render_text(const Report& report, const ConsoleStyle& style) {
+  std::string out = render_environment(report.context.environment, style);
+  const auto checks = results_of_kind(report, "check");
+  if (!checks.empty()) {
+    out += "\n" + render_checks_table(checks, style);
+    const std::string problems = render_check_problems(checks, style);
+    if (!problems.empty()) out += "\n" + problems;
+    out += "\n" + wrap_to_width(checks_summary_line(checks, checks.front().device), style.width) + "\n";
+  }
+  const auto bench = results_of_kind(report, "bench");
+  if (!bench.empty()) out += "\n" + render_bench_table(bench, style);
+  const auto llm = results_of_kind(report, "llm");
+  if (!llm.empty()) out += "\n" + render_llm_table(llm, style);
+  const auto train = results_of_kind(report, "train");
+  if (!train.empty()) out += "\n" + render_train_table(train, style);
+  out += fmt::format("\nVerdict: {}\n", verdict_or_summary(report));
+  if (report.findings.empty()) {
+    out += "No findings.\n";
+  } else {
+    int n = 0;
+    for (const auto& f : report.findings) {
+      out += fmt::format("{}. [{}] {}\n", ++n, f.severity, f.title);
+      if (!f.evidence.empty()) out += "   evidence: " + f.evidence + "\n";
+      if (!f.fix.empty()) out += "   fix: " + f.fix + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_report(App& app, const ReportArgs& args) {
+  std::vector<Report> reports;
+  for (const auto& path : args.from) {
+    try {
+      reports.push_back(read_report_file(path));
+    } catch (const ReportError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  if (reports.empty()) throw UsageError("report: --from FILE is required");
+  const Report report = merge_reports(reports);
+  app.out(render_text(report, app.style_stdout()));
+  app.write_outputs(report);
+  return kExitHealthy;
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,97 @@
+// `train`: training steps of an MLP and a residual CNN on MNIST-shaped data.
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "core/idx.hpp"
+#include "core/report/console.hpp"
+#include "engine/environment.hpp"
+#include "engine/train.hpp"
+
+namespace accel::cli {
+
+int cmd_train(App& app, const TrainArgs& args) {
+  engine::TrainOptions o;
+  o.quick = args.quick;
+  o.models = args.models;
+  o.precisions = args.precisions;
+  o.batches = args.batches;
+  o.steps = args.steps;
+  o.data_dir = args.data;
+  o.filters = args.filters;
+  o.sweep = !args.no_sweep;
+  o.item_cost = !args.no_item_cost;
+  o.sweep_min = args.sweep_min;
+  o.sweep_max = args.sweep_max;
+  o.cpu_compare = !args.no_cpu;
+  o.isolate = !args.no_isolate;
+  o.inject_oom_above_bytes = args.inject_oom_above_bytes;
+  if (o.inject_oom_above_bytes == 0) {
+    if (const char* env = std::getenv("ACCEL_DOCTOR_INJECT_OOM_ABOVE_BYTES"); env && *env) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(env, &end, 10);
+      if (!end || *end != '\0') {
+        throw UsageError(fmt::format("ACCEL_DOCTOR_INJECT_OOM_ABOVE_BYTES='{}' is not a byte count", env));
+      }
+      o.inject_oom_above_bytes = v;
+    }
+  }
+  if (!o.data_dir.empty()) {
+    // Validate the IDX files now: a bad --data is a usage error, not N failed rows.
+    try {
+      const MnistSet s = load_mnist(o.data_dir, "train");
+      if (s.rows != 28 || s.cols != 28) {
+        throw UsageError(
+            fmt::format("{}: images are {}x{}, the models take 28x28", s.images_path, s.rows, s.cols));
+      }
+    } catch (const IdxError& e) {
+      throw UsageError(std::string("--data: ") + e.what());
+    }
+  }
+  o.device = app.device_choice().chosen;
+  const engine::TrainOptions resolved = engine::resolve_train_options(o);
+  if (args.list) {
+    std::string out;
+    for (const auto& it : engine::list_train(o)) out += it.key + "\n";
+    app.out(out);
+    return kExitHealthy;
+  }
+  Report& report = app.report("train");
+  o.machine = engine::machine_context(app.environment(), o.device);
+  std::string models;
+  for (const auto& m : resolved.models) models += fmt::format("\n  {}", engine::describe_train_model(m));
+  const bool gpu = o.device != "cpu";
+  app.out(fmt::format(
+      "Training on {}: precisions {}, batch {}, loss agreement over {} steps, batch sweep {}..{}{}\n  data: "
+      "{}{}{}\n",
+      o.device, fmt::join(resolved.precisions, ","), fmt::join(resolved.batches, ","), resolved.steps,
+      resolved.sweep_min, resolved.sweep_max,
+      gpu && resolved.cpu_compare ? fmt::format("; speed-up vs the same steps on the CPU at batch {} (fp32)",
+                                                resolved.batches.front())
+                                  : "",
+      resolved.data_dir.empty() ? "synthetic MNIST-shaped images (seeded oriented gratings plus noise; "
+                                  "labels derived from the images)"
+                                : "MNIST IDX files in " + resolved.data_dir,
+      models,
+      resolved.inject_oom_above_bytes
+          ? fmt::format(
+                "\n  INJECTED out-of-memory limit: a step estimated above {} bytes throws torch's OOM error",
+                resolved.inject_oom_above_bytes)
+          : ""));
+  engine::RunCallbacks cb;
+  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.status(fmt::format("[{}/{}] {}", i + 1, n, item.key));
+  };
+  auto results = engine::run_train(o, cb);
+  app.clear_status();
+  app.apply_rooflines(results, {});
+  app.out(render_train_table(results, app.style_stdout()));
+  bool failed = false;
+  for (const auto& r : results) failed = failed || is_failure(r.status);
+  report.results.insert(report.results.end(), results.begin(), results.end());
+  app.write_json_if_requested();
+  return failed ? kExitFindings : kExitHealthy;
+}
+
+}  // namespace accel::cli
