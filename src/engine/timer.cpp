@@ -68,6 +68,7 @@ TimerOptions TimerOptions::quick() {
   o.budget_ms = 60;
   o.target_rel_iqr = 0.05;
   o.warmup_ms = 3;
+  o.max_warmup_ms = 3;
   return o;
 }
 
@@ -79,6 +80,7 @@ TimerOptions TimerOptions::bench() {
   o.target_rel_iqr = 0.02;
   o.min_sample_us = 2000;
   o.warmup_ms = 50;
+  o.max_warmup_ms = 1000;
   return o;
 }
 
@@ -89,6 +91,7 @@ TimerOptions TimerOptions::bench_quick() {
   o.budget_ms = 300;
   o.min_sample_us = 1000;
   o.warmup_ms = 20;
+  o.max_warmup_ms = 500;
   return o;
 }
 
@@ -109,11 +112,27 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn,
   const int inner = std::clamp(static_cast<int>(std::ceil(options.min_sample_us / single_us)), 1,
                                options.max_inner);
 
-  // 2. warm-up.
-  const int warmup_calls =
+  // 2. warm-up: at least warmup_ms, then chunks of ~warmup_ms while the
+  //    per-call time still improves by more than 2% (clock ramp-up), at most
+  //    max_warmup_ms.
+  const int chunk_calls =
       std::clamp(static_cast<int>(options.warmup_ms * 1000.0 / single_us), 1, options.max_inner);
-  for (int i = 0; i < warmup_calls; ++i) fn();
-  synchronize(device);
+  int warmup_calls = 0;
+  double warmup_elapsed_ms = 0;
+  double previous_per_call = 0;
+  while (true) {
+    synchronize(device);
+    const auto c0 = Clock::now();
+    for (int i = 0; i < chunk_calls; ++i) fn();
+    synchronize(device);
+    const double chunk_us = us_since(c0);
+    warmup_calls += chunk_calls;
+    warmup_elapsed_ms += chunk_us / 1000.0;
+    const double per_call = chunk_us / chunk_calls;
+    const bool improving = previous_per_call > 0 ? per_call < 0.98 * previous_per_call : true;
+    previous_per_call = per_call;
+    if (!improving || warmup_elapsed_ms >= std::max(options.max_warmup_ms, options.warmup_ms)) break;
+  }
 
   // 3. samples until the spread settles or the budget is spent.
   std::vector<double> samples;

@@ -4,7 +4,11 @@
 //  1. one cold call (lazy initialisation, kernel selection), then a timed call
 //     to calibrate `inner`, the calls per sample, so that a sample lasts at
 //     least `min_sample_us` (launch and sync overhead amortised);
-//  2. warm-up calls for `warmup_ms`;
+//  2. warm-up for at least `warmup_ms`, then on in chunks until the per-call
+//     time stops improving by more than 2% (a GPU ramping its clock up from
+//     idle takes a few hundred ms: measured on the H200, where a 50 ms
+//     warm-up left the bf16 8192^3 GEMM 12% slow, docs/validation/), at most
+//     `max_warmup_ms`;
 //  3. samples until the IQR is under `target_rel_iqr` of the median (after
 //     `min_samples`), or `max_samples`, or the `budget_ms` is spent.
 // On devices with timing events (CUDA/HIP/XPU, torch >= 2.5) a sample is the
@@ -26,6 +30,7 @@ struct TimerOptions {
   double target_rel_iqr = 0.02;
   double min_sample_us = 300;
   double warmup_ms = 10;
+  double max_warmup_ms = 10;  ///< the adaptive warm-up stops here at the latest
   int max_inner = 1 << 14;
   bool use_events = true;  ///< use device events where available
 
