@@ -160,7 +160,10 @@ struct TrainArgs {
 };
 /// Training steps: MLP and residual CNN, fp32/fp16/bf16, batch sweep.
 int cmd_train(App& app, const TrainArgs& args);
-/// The default run (no command): env, then quick ops.
+/// The default run (no command): env, quick ops, quick bench, a small llm
+/// run, then the findings of the rules engine and a one-line verdict. Each
+/// phase is fenced: one that fails is recorded as an error result and the
+/// run goes on. Exit code as report_diagnosis().
 int cmd_default(App& app);
 
 struct DiagnoseArgs {

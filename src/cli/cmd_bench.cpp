@@ -2,11 +2,24 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "cli/phases.hpp"
 #include "core/report/console.hpp"
 #include "engine/bench.hpp"
 #include "engine/environment.hpp"
 
 namespace accel::cli {
+
+std::vector<Result> run_bench_phase(App& app, const engine::BenchOptions& o) {
+  engine::RunCallbacks cb;
+  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.item_started(item.key, i, n);
+  };
+  cb.on_result = [&](const Result& r) { app.item_finished(r); };
+  auto results = engine::run_bench(o, cb);
+  app.clear_status();
+  app.apply_rooflines(results, results);
+  return results;
+}
 
 int cmd_bench(App& app, const BenchArgs& args) {
   engine::BenchOptions o;
@@ -29,14 +42,7 @@ int cmd_bench(App& app, const BenchArgs& args) {
   if (engine::list_benchmarks(o).empty()) {
     throw UsageError("no benchmark matches --filter; `accel-doctor bench --list` shows them");
   }
-  engine::RunCallbacks cb;
-  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.item_started(item.key, i, n);
-  };
-  cb.on_result = [&](const Result& r) { app.item_finished(r); };
-  auto results = engine::run_bench(o, cb);
-  app.clear_status();
-  app.apply_rooflines(results, results);
+  auto results = run_bench_phase(app, o);
   app.out(render_bench_table(results, app.style_stdout()));
   bool failed = false;
   for (const auto& r : results) failed = failed || is_failure(r.status);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "cli/phases.hpp"
 #include "core/report/console.hpp"
 #include "engine/environment.hpp"
 #include "engine/bench.hpp"
@@ -21,7 +22,6 @@ int cmd_env(App& app) {
   return kExitHealthy;
 }
 
-namespace {
 engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
   engine::OpsOptions o;
   o.device = app.device_choice().chosen;
@@ -37,6 +37,7 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
   return o;
 }
 
+namespace {
 /// The device copy bandwidth the checks' rooflines use, measured now with the bench row.
 std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
   engine::BenchOptions b;
@@ -49,8 +50,9 @@ std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
   app.clear_status();
   return r;
 }
+}  // namespace
 
-std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
+std::vector<Result> run_ops_phase(App& app, const engine::OpsOptions& o, bool measure) {
   engine::OpsCallbacks cb;
   cb.on_start = [&](const engine::ItemInfo& c, std::size_t i, std::size_t n) {
     app.item_started(c.key, i, n);
@@ -58,9 +60,11 @@ std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   cb.on_result = [&](const Result& r) { app.item_finished(r); };
   auto results = engine::run_ops(o, cb);
   app.clear_status();
-  auto measured = measure_bandwidth(app, o.device);
-  app.apply_rooflines(results, measured);
-  app.report("ops").results.insert(app.report("ops").results.end(), measured.begin(), measured.end());
+  if (measure) {
+    auto measured = measure_bandwidth(app, o.device);
+    app.apply_rooflines(results, measured);
+    app.report("ops").results.insert(app.report("ops").results.end(), measured.begin(), measured.end());
+  }
   if (!o.trace_path.empty()) {
     std::error_code ec;
     if (std::filesystem::exists(o.trace_path, ec)) {
@@ -73,7 +77,6 @@ std::vector<Result> run_and_show_ops(App& app, const engine::OpsOptions& o) {
   }
   return results;
 }
-}  // namespace
 
 int cmd_ops(App& app, const OpsArgs& args) {
   if (args.list) {
@@ -97,34 +100,12 @@ int cmd_ops(App& app, const OpsArgs& args) {
   if (engine::list_checks(o).empty()) {
     throw UsageError("no check matches --filter; `accel-doctor ops --list` shows them");
   }
-  auto results = run_and_show_ops(app, o);
+  auto results = run_ops_phase(app, o);
   const ConsoleStyle style = app.style_stdout();
   app.out(render_checks_table(results, style));
   app.out("\n" + wrap_to_width(checks_summary_line(results, o.device), style.width) + "\n");
   const std::string problems = render_check_problems(results, style);
   if (!problems.empty()) app.out("\n" + problems);
-  bool failed = false;
-  for (const auto& r : results) failed = failed || is_failure(r.status);
-  report.results.insert(report.results.end(), results.begin(), results.end());
-  app.write_json_if_requested();
-  return failed ? kExitFindings : kExitHealthy;
-}
-
-int cmd_default(App& app) {
-  Report& report = app.report("doctor");
-  Environment& env = app.environment();
-  const DeviceChoice& choice = app.device_choice();
-  const ConsoleStyle style = app.style_stdout();
-  app.out(render_environment(env, style));
-  app.out(fmt::format("\nChecking operators on {} ({}).\n", choice.chosen, choice.reason));
-  OpsArgs args;
-  args.quick = true;
-  const engine::OpsOptions o = ops_options(app, args);
-  auto results = run_and_show_ops(app, o);
-  app.out(render_checks_table(results, style));
-  const std::string problems = render_check_problems(results, style);
-  if (!problems.empty()) app.out("\n" + problems);
-  app.out("\n" + wrap_to_width(checks_summary_line(results, o.device), style.width) + "\n");
   bool failed = false;
   for (const auto& r : results) failed = failed || is_failure(r.status);
   report.results.insert(report.results.end(), results.begin(), results.end());

@@ -2,11 +2,40 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "cli/phases.hpp"
 #include "core/report/console.hpp"
 #include "engine/environment.hpp"
 #include "engine/llm.hpp"
 
 namespace accel::cli {
+
+std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
+  engine::RunCallbacks cb;
+  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.item_started(item.key, i, n);
+  };
+  cb.on_result = [&](const Result& r) { app.item_finished(r); };
+  auto results = engine::run_llm(o, cb);
+  app.clear_status();
+  // The suite measured each device's copy bandwidth with the bench code; the
+  // roofline is drawn against those figures.
+  std::vector<Result> measured;
+  for (const auto& r : results) {
+    if (r.evidence.contains("bandwidth_ceiling")) {
+      Result m;
+      m.kind = "bench";
+      m.category = "memory";
+      m.name = "copy";
+      m.device = r.device;
+      m.key = r.evidence["bandwidth_ceiling"].value("key", "");
+      m.status = Status::ok;
+      m.metrics["gbps"] = r.evidence["bandwidth_ceiling"].value("gbps", 0.0);
+      measured.push_back(m);
+    }
+  }
+  app.apply_rooflines(results, measured);
+  return results;
+}
 
 int cmd_llm(App& app, const LlmArgs& args) {
   engine::LlmOptions o;
@@ -48,30 +77,7 @@ int cmd_llm(App& app, const LlmArgs& args) {
                       o.device != "cpu" && resolved.cpu_compare
                           ? fmt::format("; speed-up vs CPU measured with the smaller {} preset on both", resolved.cpu_preset)
                           : ""));
-  engine::RunCallbacks cb;
-  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.item_started(item.key, i, n);
-  };
-  cb.on_result = [&](const Result& r) { app.item_finished(r); };
-  auto results = engine::run_llm(o, cb);
-  app.clear_status();
-  // The suite measured each device's copy bandwidth with the bench code; the
-  // roofline is drawn against those figures.
-  std::vector<Result> measured;
-  for (const auto& r : results) {
-    if (r.evidence.contains("bandwidth_ceiling")) {
-      Result m;
-      m.kind = "bench";
-      m.category = "memory";
-      m.name = "copy";
-      m.device = r.device;
-      m.key = r.evidence["bandwidth_ceiling"].value("key", "");
-      m.status = Status::ok;
-      m.metrics["gbps"] = r.evidence["bandwidth_ceiling"].value("gbps", 0.0);
-      measured.push_back(m);
-    }
-  }
-  app.apply_rooflines(results, measured);
+  auto results = run_llm_phase(app, o);
   app.out(render_llm_table(results, app.style_stdout()));
   bool failed = false;
   for (const auto& r : results) failed = failed || is_failure(r.status);

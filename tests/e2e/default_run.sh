@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: the README's run command (the default diagnosis) on this
-# machine's best device produces a valid, versioned JSON report.
+# machine's best device: env, operator checks, benchmarks, a small LLM run,
+# findings and a verdict, in a valid, versioned JSON report; the exit code
+# agrees with the findings (1 when one is at warning or above).
 set -euo pipefail
 BIN="$1"; OUT="$2"; mkdir -p "$OUT"
 rc=0
@@ -8,8 +10,10 @@ rc=0
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
   echo "default run exited with $rc"; cat "$OUT/stderr.txt"; exit 1
 fi
-grep -q "Summary:" "$OUT/stdout.txt" || { echo "no summary line"; cat "$OUT/stdout.txt"; exit 1; }
-python3 - "$OUT/report.json" <<'PY'
+for want in "Summary:" "^benchmark " "^pp128 " "^Verdict: "; do
+  grep -q "$want" "$OUT/stdout.txt" || { echo "no '$want' in the output"; cat "$OUT/stdout.txt"; exit 1; }
+done
+python3 - "$OUT/report.json" "$rc" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["schema_version"] == 1, r["schema_version"]
@@ -26,5 +30,12 @@ for x in ok:
     t = x["timing"]
     assert t["median_us"] > 0 and len(t["samples_us"]) >= 2, x["key"]
     assert x["profile"]["where"] in ("host", "device_kernels", "no_device_work", "cpu_fallback", "profiler_blind", "unavailable"), x["key"]
-print(f"report ok: {len(checks)} checks, {len(ok)} ok")
+kinds = {x["kind"] for x in r["results"]}
+assert {"check", "bench", "llm"} <= kinds, kinds
+assert not [x for x in r["results"] if x["kind"] == "phase"], "a phase failed"
+assert r["verdict"], "no verdict"
+serious = [f for f in r["findings"] if f["severity"] in ("critical", "warning")]
+rc = int(sys.argv[2])
+assert (rc == 1) == bool(serious or [x for x in checks if x["status"] in ("error", "mismatch", "crashed", "hung", "off_device")]), (rc, [f["title"] for f in serious])
+print(f"report ok: {len(checks)} checks, {len(ok)} ok, {len(r['findings'])} findings, exit {rc}")
 PY

@@ -631,6 +631,38 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
   return wrap_lines(out, style.width);
 }
 
+std::string render_check_problems_brief(const std::vector<Result>& results, const ConsoleStyle& style) {
+  std::string out;
+  struct Group {
+    std::vector<std::string> keys;
+  };
+  std::vector<std::pair<std::string, Group>> unavailable;  // by cause, first-seen order
+  for (const auto& r : results) {
+    const bool fallback = r.profile && r.profile->where == "cpu_fallback";
+    const std::string message = r.reason.empty() && r.error ? r.error->message : r.reason;
+    if (r.status == Status::unavailable) {
+      std::string cause = r.error && !r.error->cause.empty() ? r.error->cause : message;
+      auto it = std::find_if(unavailable.begin(), unavailable.end(), [&](const auto& g) { return g.first == cause; });
+      if (it == unavailable.end()) it = unavailable.insert(unavailable.end(), {cause, Group{}});
+      it->second.keys.push_back(r.key);
+      continue;
+    }
+    if ((r.status == Status::ok || r.status == Status::skipped) && !fallback) continue;
+    out += fmt::format("{} {} [{}]: {}\n", colorize_status(r.status, "●", style), r.key,
+                       fallback && r.status == Status::ok ? "cpu_fallback" : to_string(r.status),
+                       fit(fallback && r.status == Status::ok ? r.profile->detail : message,
+                           static_cast<std::size_t>(std::max(30, style.width - 12 - static_cast<int>(r.key.size())))));
+  }
+  for (const auto& [cause, g] : unavailable) {
+    std::string keys;
+    for (std::size_t i = 0; i < g.keys.size() && i < 3; ++i) keys += (i ? ", " : "") + g.keys[i];
+    if (g.keys.size() > 3) keys += fmt::format(" and {} more", g.keys.size() - 3);
+    out += fmt::format("{} {} unavailable: {} ({})\n", colorize_status(Status::unavailable, "●", style),
+                       g.keys.size(), cause, keys);
+  }
+  return wrap_lines(out, style.width);
+}
+
 std::string render_environment(const Environment& env, const ConsoleStyle& style) {
   std::string out;
   const auto& h = env.host;

@@ -48,4 +48,10 @@ std::string render_train_table(const std::vector<Result>& results, const Console
 /// Each check that did not pass, with its message, cause and fix.
 std::string render_check_problems(const std::vector<Result>& results, const ConsoleStyle& style);
 
+/// The same in brief, for the default run (the findings carry the fixes):
+/// one line per failing check (error, mismatch, off_device, crashed, hung,
+/// CPU fallback) and the `unavailable` checks grouped by cause, with counts
+/// and the first keys of each group.
+std::string render_check_problems_brief(const std::vector<Result>& results, const ConsoleStyle& style);
+
 }  // namespace accel

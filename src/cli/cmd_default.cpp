@@ -1,0 +1,117 @@
+// The default run (`accel-doctor` with no command): the whole diagnosis in
+// one go. env, a representative set of operator checks, quick benchmarks and
+// a small LLM prefill/decode, then the rules engine's findings and a verdict.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/app.hpp"
+#include "cli/phases.hpp"
+#include "core/report/console.hpp"
+#include "engine/environment.hpp"
+
+namespace accel::cli {
+
+namespace {
+
+/// The checks of the default run: every fp32 and integer check, plus the
+/// fp16/bf16 variants of the categories where half precision takes its own
+/// library path on a GPU (GEMM/linear algebra, convolution, normalisation,
+/// attention). `accel-doctor ops` runs the whole catalog.
+const std::vector<std::string> kDefaultOpsFilters{"fp32", "int64", "int32", "int8",     "bool",
+                                                  "linalg", "conv", "norm", "attention"};
+
+/// Runs one phase; an exception is recorded as an error result (so it is in
+/// the report and the findings) and the run goes on.
+template <typename Fn>
+std::vector<Result> fenced(App& app, const std::string& phase, const std::string& device, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    app.clear_status();
+    std::cerr << "accel-doctor: the " << phase << " phase failed: " << app.scrub(e.what())
+              << " (the other phases go on)\n";
+    Result r;
+    r.key = "doctor/" + phase;
+    r.kind = "phase";
+    r.name = phase;
+    r.category = phase;
+    r.device = device;
+    r.status = Status::error;
+    r.error = ErrorInfo{e.what(), "", "", "", ""};
+    r.reason = "the phase stopped before it finished";
+    return {r};
+  }
+}
+
+}  // namespace
+
+int cmd_default(App& app) {
+  Report& report = app.report("doctor");
+  Environment& env = app.environment();
+  const DeviceChoice& choice = app.device_choice();
+  const std::string device = choice.chosen;
+  const bool on_cpu = device == "cpu";
+  const ConsoleStyle style = app.style_stdout();
+  app.out(render_environment(env, style));
+  const MachineContext machine = engine::machine_context(env, device);
+  auto keep = [&](const std::vector<Result>& rs) {
+    report.results.insert(report.results.end(), rs.begin(), rs.end());
+  };
+
+  // 1. Operators.
+  app.out(fmt::format("\nChecking operators on {} ({}).\n", device, choice.reason));
+  OpsArgs ops_args;
+  ops_args.quick = true;
+  ops_args.filters = kDefaultOpsFilters;
+  auto ops = fenced(app, "ops", device, [&] {
+    const engine::OpsOptions o = ops_options(app, ops_args);
+    return run_ops_phase(app, o, /*measure_bandwidth=*/false);
+  });
+
+  const std::string problems = render_check_problems_brief(ops, style);
+  if (!problems.empty()) app.out("\n" + problems);
+  app.out("\n" + wrap_to_width(checks_summary_line(ops, device), style.width) +
+          "\n(`accel-doctor ops` runs the whole catalog with every dtype; --html FILE shows the matrix.)\n\n");
+  // 2. Benchmarks (their copy bandwidth is also the checks' roofline ceiling).
+  app.out(fmt::format("Benchmarking {} (GEMM, memory, {}launch).\n", device, on_cpu ? "" : "host<->device copies, "));
+  auto bench = fenced(app, "bench", device, [&] {
+    engine::BenchOptions o;
+    o.device = device;
+    o.quick = true;
+    o.cpu_twin = !on_cpu;
+    o.machine = machine;
+    return run_bench_phase(app, o);
+  });
+  app.apply_rooflines(ops, bench);
+  keep(ops);
+  keep(bench);
+  app.out(render_bench_table(bench, style));
+
+  // 3. A small LLM: prefill and decode with a KV cache.
+  auto llm = fenced(app, "llm", device, [&] {
+    engine::LlmOptions o;
+    o.device = device;
+    o.quick = true;
+    if (!on_cpu) o.preset = "qwen2.5-0.5b";
+    o.machine = machine;
+    const engine::LlmOptions resolved = engine::resolve_llm_options(o);
+    app.out(fmt::format("\nLLM on {}: {} preset ({}, random weights), prompt {}, {} new tokens{}.\n", device,
+                        resolved.preset, resolved.dtype, fmt::join(resolved.prompts, ","),
+                        fmt::join(resolved.gens, ","),
+                        on_cpu ? "" : fmt::format("; vs CPU with the {} preset on both", resolved.cpu_preset)));
+    return run_llm_phase(app, o);
+  });
+  keep(llm);
+  app.out(render_llm_table(llm, style));
+
+  // 4. Findings and the verdict (the rules read the environment from the report).
+  report.context.environment = env;
+  const int rc = report_diagnosis(app, report);
+  app.write_json_if_requested();
+  return rc;
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,26 @@
+// The measuring phases shared by the commands and the default run: each runs
+// one engine suite with the progress/JSON Lines hooks and the rooflines
+// applied, and returns its results (printing is left to the caller).
+#pragma once
+
+#include <vector>
+
+#include "cli/app.hpp"
+#include "engine/bench.hpp"
+#include "engine/llm.hpp"
+#include "engine/ops.hpp"
+
+namespace accel::cli {
+
+/// The ops options of `args` for the chosen device.
+engine::OpsOptions ops_options(App& app, const OpsArgs& args);
+/// Runs the operator checks. With `measure_bandwidth` the device copy
+/// bandwidth is measured afterwards (bench row, appended to the report) and
+/// the checks' rooflines drawn against it; without, the caller applies them.
+std::vector<Result> run_ops_phase(App& app, const engine::OpsOptions& o, bool measure_bandwidth = true);
+/// Runs the benchmarks, rooflines against their own measured bandwidth.
+std::vector<Result> run_bench_phase(App& app, const engine::BenchOptions& o);
+/// Runs the LLM items, rooflines against the bandwidth the suite measured.
+std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o);
+
+}  // namespace accel::cli
