@@ -118,28 +118,45 @@ std::vector<TraceEvent> parse_chrome_trace(const std::string& text) {
   return out;
 }
 
-std::string merge_chrome_traces(const std::vector<std::pair<std::string, std::string>>& named_parts) {
-  json merged = {{"traceEvents", json::array()}, {"displayTimeUnit", "ms"}};
-  auto& out = merged["traceEvents"];
-  for (const auto& [name, text] : named_parts) {
+std::size_t merge_chrome_traces(std::ostream& out, const std::vector<std::string>& names,
+                                const std::function<std::string(std::size_t)>& read_part) {
+  const auto dump = [](const json& e) { return e.dump(-1, ' ', false, json::error_handler_t::replace); };
+  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  bool first_event = true;
+  std::size_t merged = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
     json j;
     try {
-      j = json::parse(text);
+      j = json::parse(read_part(i));
     } catch (const json::parse_error&) {
       continue;
     }
     if (!j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) continue;
     double first = -1;
-    for (auto& e : j["traceEvents"]) {
+    for (const auto& e : j["traceEvents"]) {
       if (e.is_object() && e.contains("ts") && e["ts"].is_number()) {
         const double ts = e["ts"].get<double>();
         if (first < 0 || ts < first) first = ts;
       }
-      out.push_back(std::move(e));
+      out << (first_event ? "" : ",") << dump(e);
+      first_event = false;
     }
-    out.push_back({{"name", name}, {"ph", "i"}, {"s", "g"}, {"ts", first < 0 ? 0 : first}, {"pid", 0}, {"tid", 0}});
+    const json marker = {{"name", names[i]}, {"ph", "i"}, {"s", "g"}, {"ts", first < 0 ? 0 : first},
+                         {"pid", 0},         {"tid", 0}};
+    out << (first_event ? "" : ",") << dump(marker);
+    first_event = false;
+    ++merged;
   }
-  return merged.dump();
+  out << "]}";
+  return merged;
+}
+
+std::string merge_chrome_traces(const std::vector<std::pair<std::string, std::string>>& named_parts) {
+  std::vector<std::string> names;
+  for (const auto& p : named_parts) names.push_back(p.first);
+  std::ostringstream out;
+  merge_chrome_traces(out, names, [&](std::size_t i) { return named_parts[i].second; });
+  return out.str();
 }
 
 // ---------------------------------------------------------------- implementations

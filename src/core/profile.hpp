@@ -70,6 +70,14 @@ class ImplementationTable {
 /// valid traces are skipped. Returns the merged JSON text.
 std::string merge_chrome_traces(const std::vector<std::pair<std::string, std::string>>& named_parts);
 
+/// The same, streamed: part i (named `names[i]`) is read with `read_part(i)`
+/// only when its turn comes and written to `out` event by event, so memory
+/// stays at one part (a full GPU run is hundreds of traces, several GB as one
+/// document). Invalid UTF-8 in names is replaced, never thrown. Returns the
+/// number of parts merged.
+std::size_t merge_chrome_traces(std::ostream& out, const std::vector<std::string>& names,
+                                const std::function<std::string(std::size_t)>& read_part);
+
 /// Device time of a workload split by what the code was doing, from user
 /// annotations (record_function ranges named "<prefix>::<class>") and
 /// kernel names. Kernels are tied to the host call that launched them by

@@ -92,20 +92,22 @@ void merge_traces(const std::string& trace_path) {
   namespace fs = std::filesystem;
   const std::string dir = trace_parts_dir(trace_path);
   if (dir.empty()) return;
-  std::vector<std::pair<std::string, std::string>> parts;
   std::error_code ec;
   std::vector<fs::path> files;
   for (const auto& f : fs::directory_iterator(dir, ec)) files.push_back(f.path());
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    std::ifstream in(f);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    parts.emplace_back(f.stem().string(), ss.str());
+  if (!files.empty()) {  // none: no trace from this build (no Kineto); the caller says so
+    std::vector<std::string> names;
+    for (const auto& f : files) names.push_back(f.stem().string());
+    std::ofstream out(trace_path, std::ios::binary);
+    merge_chrome_traces(out, names, [&](std::size_t i) {
+      std::ifstream in(files[i], std::ios::binary);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    });
   }
   fs::remove_all(dir, ec);
-  if (parts.empty()) return;  // no trace from this build (no Kineto): the caller says so
-  std::ofstream(trace_path) << merge_chrome_traces(parts);
 }
 
 json job_json(const OpsOptions& o) {

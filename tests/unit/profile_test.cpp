@@ -141,3 +141,29 @@ TEST(Trace, CopyDirections) {
   EXPECT_TRUE(is_sync_call("hipDeviceSynchronize"));
   EXPECT_FALSE(is_sync_call("cudaLaunchKernel"));
 }
+
+TEST(MergeTraces, StreamsPartsInOrderSkipsInvalidOnesAndReplacesBadUtf8) {
+  const std::vector<std::string> names{"ops/linalg/matmul/fp32", "broken", "ops/bad\xff/name"};
+  const std::vector<std::string> texts{
+      R"({"traceEvents":[{"name":"k1","ph":"X","ts":20,"dur":1},{"name":"k2","ph":"X","ts":10,"dur":1}]})",
+      "{not json", R"({"traceEvents":[{"name":"k3","ph":"X","ts":5,"dur":1}]})"};
+  std::vector<std::size_t> read_order;
+  std::ostringstream out;
+  const std::size_t merged = merge_chrome_traces(out, names, [&](std::size_t i) {
+    read_order.push_back(i);
+    return texts[i];
+  });
+  EXPECT_EQ(merged, 2u);
+  EXPECT_EQ(read_order, (std::vector<std::size_t>{0, 1, 2}));
+  const auto doc = nlohmann::json::parse(out.str());
+  const auto& ev = doc.at("traceEvents");
+  ASSERT_EQ(ev.size(), 5u);  // k1, k2, marker, k3, marker
+  EXPECT_EQ(ev[2].at("name"), "ops/linalg/matmul/fp32");
+  EXPECT_EQ(ev[2].at("ts"), 10);  // the part's first timestamp
+  EXPECT_EQ(ev[3].at("name"), "k3");
+  EXPECT_NE(ev[4].at("name").get<std::string>().find("ops/bad"), std::string::npos);
+  // The string form agrees with the streamed one.
+  std::vector<std::pair<std::string, std::string>> parts;
+  for (std::size_t i = 0; i < names.size(); ++i) parts.emplace_back(names[i], texts[i]);
+  EXPECT_EQ(merge_chrome_traces(parts), out.str());
+}
