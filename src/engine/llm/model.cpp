@@ -218,34 +218,73 @@ Model::Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::D
   }
   const int64_t len = std::min<int64_t>(cfg_.max_position, 32768);
   const at::Tensor freqs = at::outer(at::arange(0, len, f64), inv_freq);
-  cos_ = freqs.cos().to(at::TensorOptions().dtype(dtype_).device(device_));
-  sin_ = freqs.sin().to(at::TensorOptions().dtype(dtype_).device(device_));
+  const at::Tensor emb = at::cat({freqs, freqs}, -1);  // HF: emb = cat(freqs, freqs)
+  cos_ = emb.cos().to(at::TensorOptions().dtype(dtype_).device(device_));
+  sin_ = emb.sin().to(at::TensorOptions().dtype(dtype_).device(device_));
+
+  // Fused projections; the separate weights become views into them.
+  const int64_t q_rows = cfg_.heads * cfg_.head_dim, kv_rows = cfg_.kv_heads * cfg_.head_dim;
+  for (auto& lw : w_.layers) {
+    lw.wqkv = at::cat({lw.wq, lw.wk, lw.wv}, 0);
+    lw.wq = lw.wqkv.narrow(0, 0, q_rows);
+    lw.wk = lw.wqkv.narrow(0, q_rows, kv_rows);
+    lw.wv = lw.wqkv.narrow(0, q_rows + kv_rows, kv_rows);
+    if (lw.bq.defined()) {
+      lw.bqkv = at::cat({lw.bq, lw.bk, lw.bv}, 0);
+      lw.bq = lw.bqkv.narrow(0, 0, q_rows);
+      lw.bk = lw.bqkv.narrow(0, q_rows, kv_rows);
+      lw.bv = lw.bqkv.narrow(0, q_rows + kv_rows, kv_rows);
+    }
+    lw.w_gate_up = at::cat({lw.w_gate, lw.w_up}, 0);
+    lw.w_gate = lw.w_gate_up.narrow(0, 0, cfg_.intermediate);
+    lw.w_up = lw.w_gate_up.narrow(0, cfg_.intermediate, cfg_.intermediate);
+  }
 }
 
 at::Tensor Model::rms_norm(const at::Tensor& x, const at::Tensor& w) const {
   RECORD_USER_SCOPE("llm::rmsnorm");
+#if ACCEL_TORCH_AT_LEAST(2, 4)
+  // One fused kernel where the backend has one (CUDA since torch 2.8);
+  // accumulates in fp32 like HF's LlamaRMSNorm.
+  if (x.device().type() != c10::DeviceType::CPU) {
+    return at::rms_norm(x, {cfg_.hidden}, w, cfg_.rms_eps);
+  }
+#endif
   const at::Tensor xf = x.to(at::kFloat);
   const at::Tensor var = xf.pow(2).mean({-1}, /*keepdim=*/true);
   return (xf * at::rsqrt(var + cfg_.rms_eps)).to(dtype_) * w;
 }
 
-at::Tensor Model::rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const {
-  // x [B, H, T, D]; cos/sin [T, D/2]. Same as HF's q*cos + rotate_half(q)*sin.
-  const int64_t half = cfg_.head_dim / 2;
-  const at::Tensor x1 = x.narrow(-1, 0, half);
-  const at::Tensor x2 = x.narrow(-1, half, half);
-  return at::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
+std::array<at::Tensor, 3> Model::qkv(const LayerWeights& l, const at::Tensor& h, const at::Tensor& cos,
+                                     const at::Tensor& sin) const {
+  const int64_t B = h.size(0), T = h.size(1), D = cfg_.head_dim, half = D / 2;
+  const int64_t Hq = cfg_.heads, Hkv = cfg_.kv_heads;
+  const at::Tensor fused = at::linear(h, l.wqkv, l.bqkv).view({B, T, Hq + 2 * Hkv, D});
+  at::Tensor qk;
+  {
+    // HF's q * cos + rotate_half(q) * sin on Q and K at once; cos/sin [T, D]
+    // broadcast over the heads.
+    RECORD_USER_SCOPE("llm::rope");
+    const at::Tensor x = fused.narrow(2, 0, Hq + Hkv);
+    const at::Tensor rotated = at::cat({x.narrow(-1, half, half).neg(), x.narrow(-1, 0, half)}, -1);
+    qk = at::addcmul(x * cos.unsqueeze(1), rotated, sin.unsqueeze(1));
+  }
+  return {qk.narrow(2, 0, Hq).transpose(1, 2), qk.narrow(2, Hq, Hkv).transpose(1, 2),
+          fused.narrow(2, Hq + Hkv, Hkv).transpose(1, 2)};
 }
 
 at::Tensor Model::mlp(const LayerWeights& l, const at::Tensor& x) const {
-  const at::Tensor gate = at::linear(x, l.w_gate);
-  const at::Tensor up = at::linear(x, l.w_up);
+  const at::Tensor gate_up = at::linear(x, l.w_gate_up);
   at::Tensor act;
   {
     RECORD_USER_SCOPE("llm::swiglu");
-    act = at::silu(gate) * up;
+    act = at::silu(gate_up.narrow(-1, 0, cfg_.intermediate)) * gate_up.narrow(-1, cfg_.intermediate, cfg_.intermediate);
   }
-  return at::linear(act, l.w_down);
+  return act;
+}
+
+at::Tensor Model::residual_linear(const at::Tensor& x, const at::Tensor& a, const at::Tensor& w) const {
+  return x + at::linear(a, w);
 }
 
 at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
@@ -304,15 +343,7 @@ at::Tensor Model::forward(const at::Tensor& tokens, int64_t pos, KVCache& cache,
   }
   for (int64_t l = 0; l < cfg_.layers; ++l) {
     const LayerWeights& lw = w_.layers[l];
-    const at::Tensor h = rms_norm(x, lw.attn_norm);
-    at::Tensor q = at::linear(h, lw.wq, lw.bq).view({B, T, cfg_.heads, cfg_.head_dim}).transpose(1, 2);
-    at::Tensor k = at::linear(h, lw.wk, lw.bk).view({B, T, cfg_.kv_heads, cfg_.head_dim}).transpose(1, 2);
-    const at::Tensor v = at::linear(h, lw.wv, lw.bv).view({B, T, cfg_.kv_heads, cfg_.head_dim}).transpose(1, 2);
-    {
-      RECORD_USER_SCOPE("llm::rope");
-      q = rope(q, cos, sin);
-      k = rope(k, cos, sin);
-    }
+    const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin);
     {
       RECORD_USER_SCOPE("llm::kv_cache");
       cache.k[l].narrow(2, pos, T).copy_(k);
@@ -321,8 +352,8 @@ at::Tensor Model::forward(const at::Tensor& tokens, int64_t pos, KVCache& cache,
     const at::Tensor keys = cache.k[l].narrow(2, 0, pos + T);
     const at::Tensor values = cache.v[l].narrow(2, 0, pos + T);
     const at::Tensor a = attend(q, keys, values, mask, T > 1 && pos == 0);
-    x = x + at::linear(a.transpose(1, 2).reshape({B, T, cfg_.heads * cfg_.head_dim}), lw.wo);
-    x = x + mlp(lw, rms_norm(x, lw.mlp_norm));
+    x = residual_linear(x, a.transpose(1, 2).reshape({B, T, cfg_.heads * cfg_.head_dim}), lw.wo);
+    x = residual_linear(x, mlp(lw, rms_norm(x, lw.mlp_norm)), lw.w_down);
   }
   if (last_only) x = x.narrow(1, T - 1, 1);
   x = rms_norm(x, w_.final_norm);
@@ -342,23 +373,15 @@ void Model::decode_step_static(at::Tensor& token, at::Tensor& pos, KVCache& cach
       at::arange(cache.max_seq, at::TensorOptions().dtype(at::kLong).device(device_)).le(pos).view({1, 1, 1, -1});
   for (int64_t l = 0; l < cfg_.layers; ++l) {
     const LayerWeights& lw = w_.layers[l];
-    const at::Tensor h = rms_norm(x, lw.attn_norm);
-    at::Tensor q = at::linear(h, lw.wq, lw.bq).view({B, 1, cfg_.heads, cfg_.head_dim}).transpose(1, 2);
-    at::Tensor k = at::linear(h, lw.wk, lw.bk).view({B, 1, cfg_.kv_heads, cfg_.head_dim}).transpose(1, 2);
-    const at::Tensor v = at::linear(h, lw.wv, lw.bv).view({B, 1, cfg_.kv_heads, cfg_.head_dim}).transpose(1, 2);
-    {
-      RECORD_USER_SCOPE("llm::rope");
-      q = rope(q, cos, sin);
-      k = rope(k, cos, sin);
-    }
+    const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin);
     {
       RECORD_USER_SCOPE("llm::kv_cache");
       cache.k[l].index_copy_(2, pos, k);
       cache.v[l].index_copy_(2, pos, v);
     }
     const at::Tensor a = attend(q, cache.k[l], cache.v[l], mask, false);
-    x = x + at::linear(a.transpose(1, 2).reshape({B, 1, cfg_.heads * cfg_.head_dim}), lw.wo);
-    x = x + mlp(lw, rms_norm(x, lw.mlp_norm));
+    x = residual_linear(x, a.transpose(1, 2).reshape({B, 1, cfg_.heads * cfg_.head_dim}), lw.wo);
+    x = residual_linear(x, mlp(lw, rms_norm(x, lw.mlp_norm)), lw.w_down);
   }
   x = rms_norm(x, w_.final_norm);
   const at::Tensor logits = at::linear(x, w_.lm_head);
