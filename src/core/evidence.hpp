@@ -169,6 +169,11 @@ struct HostInfo {
   std::optional<int> logical_cores;
   std::optional<int> physical_cores;
   std::optional<double> cpu_max_mhz;
+  /// Where cpu_max_mhz comes from: "cpufreq cpuinfo_max_freq", or, where
+  /// there is no cpufreq (virtual machines, containers), the highest
+  /// "cpu MHz" of /proc/cpuinfo: a current clock, so peaks estimated from it
+  /// may be under the real maximum.
+  std::string cpu_clock_source;
   std::vector<std::string> simd;      ///< "avx2", "avx512f", "amx_tile", ...
   std::optional<std::uint64_t> memory_total_bytes;
   std::optional<std::uint64_t> memory_available_bytes;
@@ -344,7 +349,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, categor
                                                 work, metrics, accuracy, roofline, profile, warnings,
                                                 error, evidence, wall_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
-                                                logical_cores, physical_cores, cpu_max_mhz, simd,
+                                                logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source, simd,
                                                 memory_total_bytes, memory_available_bytes,
                                                 cpu_governor, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence,

@@ -2,6 +2,7 @@
 // /proc/cpuinfo, /proc/meminfo, /sys/devices/system/cpu/*/cpufreq.
 #if defined(__linux__)
 
+#include <cmath>
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -108,6 +109,26 @@ void probe_memory(const ProbeRoots& roots, HostInfo& h) {
   if (!h.memory_available_bytes) h.not_collected["memory_available_bytes"] = "no MemAvailable in meminfo";
 }
 
+/// The highest "cpu MHz" of /proc/cpuinfo (x86; absent on most ARM kernels).
+std::optional<double> cpuinfo_max_mhz(const ProbeRoots& roots) {
+  const auto text = read_text(join(roots.proc, "cpuinfo"), nullptr);
+  if (!text) return std::nullopt;
+  std::optional<double> best;
+  std::size_t at = 0;
+  while ((at = text->find("cpu MHz", at)) != std::string::npos) {
+    const auto colon = text->find(':', at);
+    const auto eol = text->find('\n', at);
+    at += 7;
+    if (colon == std::string::npos || (eol != std::string::npos && colon > eol)) continue;
+    try {
+      const double v = std::stod(text->substr(colon + 1, eol == std::string::npos ? std::string::npos : eol - colon - 1));
+      if (v > 0 && std::isfinite(v)) best = std::max(best.value_or(0), v);
+    } catch (const std::exception&) {
+    }
+  }
+  return best;
+}
+
 void probe_frequency(const ProbeRoots& roots, HostInfo& h) {
   // cpuinfo_max_freq is in kHz (Documentation/admin-guide/pm/cpufreq.rst).
   // Take the highest over all CPUs: hybrid parts have different maxima.
@@ -129,8 +150,12 @@ void probe_frequency(const ProbeRoots& roots, HostInfo& h) {
       "no cpufreq in {}/cpu*/cpufreq (virtual machine, container without it, or no cpufreq driver)", cpu_dir);
   if (max_khz) {
     h.cpu_max_mhz = static_cast<double>(*max_khz) / 1000.0;
+    h.cpu_clock_source = "cpufreq cpuinfo_max_freq";
+  } else if (const auto mhz = cpuinfo_max_mhz(roots)) {
+    h.cpu_max_mhz = *mhz;
+    h.cpu_clock_source = "/proc/cpuinfo cpu MHz (no cpufreq here: a current clock, the maximum may be higher)";
   } else {
-    h.not_collected["cpu_max_mhz"] = why_none;
+    h.not_collected["cpu_max_mhz"] = why_none + " and no \"cpu MHz\" in " + join(roots.proc, "cpuinfo");
   }
   if (!governor.empty()) {
     h.cpu_governor = governor;

@@ -673,6 +673,9 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   line(out, "cores", opt_or_missing<int>(h.logical_cores, h.not_collected, "logical_cores", [&](const int& n) {
          return fmt::format("{} logical{}", n, h.physical_cores ? fmt::format(", {} physical", *h.physical_cores) : "");
        }));
+  line(out, "max clock", h.cpu_max_mhz ? fmt::format("{:.0f} MHz{}", *h.cpu_max_mhz,
+                                                    h.cpu_clock_source.empty() ? "" : " (" + h.cpu_clock_source + ")")
+                                      : or_missing("", h.not_collected, "cpu_max_mhz"));
   line(out, "SIMD", h.simd.empty() ? or_missing("", h.not_collected, "simd") : fmt::format("{}", fmt::join(h.simd, " ")));
   line(out, "memory", opt_or_missing<std::uint64_t>(h.memory_total_bytes, h.not_collected, "memory_total_bytes",
                                                      [&](const std::uint64_t& b) {
