@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One short device call (for a session with little device time left): build
+# accel-doctor against the machine's Python torch, then run the measurements
+# in priority order, each under a timeout cut to what is left of DEADLINE_S,
+# writing every result straight to $OUT/r (what was measured before a
+# timeout still comes back).
+#   OUT=... DEADLINE_S=230 scripts/device/final_run.sh
+# Run from a `git archive HEAD` copy with .devdeps beside it (see stage_deps.sh).
+set -uo pipefail
+OUT="${OUT:-/tmp/accel-out}"; R="$OUT/r"; mkdir -p "$R"
+exec > >(tee -a "$R/log.txt") 2>&1
+DEADLINE_S="${DEADLINE_S:-230}"
+t0=$(date +%s)
+left() { echo $(( DEADLINE_S - ($(date +%s) - t0) )); }
+stamp() { echo "=== +$(( $(date +%s) - t0 ))s $*"; }
+# step NAME MAX_S CMD...: runs CMD under min(MAX_S, time left - 3); skipped when under 8 s are left.
+step() {
+  local name="$1" max="$2"; shift 2
+  local l; l=$(left); local t=$(( l - 3 < max ? l - 3 : max ))
+  if [ "$t" -lt 8 ]; then echo "=== skipped $name: ${l}s left"; return 0; fi
+  stamp "$name (timeout ${t}s)"
+  local s; s=$(date +%s)
+  timeout "$t" "$@"; local rc=$?
+  echo "=== $name: rc=$rc in $(( $(date +%s) - s ))s"
+  return 0
+}
+PY=python3; BUILD=/tmp/build-dev; BIN=$BUILD/accel-doctor
+export ACCEL_DOCTOR_KB="$PWD/kb" PATH="$PATH:/usr/local/cuda/bin"
+
+stamp machine
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$R/gpu.csv"
+$PY -c 'import torch;print("torch", torch.__version__, "cuda", torch.version.cuda)' | tee "$R/torch.txt"
+date -u | tee "$R/date.txt"
+
+stamp build
+cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/.devdeps/root/usr" \
+  > "$R/configure.txt" 2>&1 || tail -30 "$R/configure.txt"
+ninja -C $BUILD -j "$(nproc)" accel-doctor > "$R/build.txt" 2>&1; echo "build rc=$?"
+grep -E "error|FAILED" "$R/build.txt" | head -40
+[ -x $BIN ] || exit 1
+
+# 1. The default run: the whole diagnosis (issue 5 target: <= 60 s here).
+doctor() {
+  /usr/bin/time -f "doctor wall %e s, max RSS %M KiB" $BIN --json "$R/doctor.json" --html "$R/doctor.html" \
+    > "$R/doctor.txt" 2> "$R/doctor.err"; echo "doctor exit $?"; tail -2 "$R/doctor.err"
+}
+step doctor 110 bash -c "$(declare -f doctor); R=$R BIN=$BIN; doctor"
+sed -n '/^Checking/,$p' "$R/doctor.txt"
+
+# 2. Llama-3.2-1B decode vs transformers' eager generate in this call (issue 4).
+step llm-1b 50 $BIN llm --preset llama-3.2-1b --prompt 128 --gen 32 --no-cpu --json "$R/llm.json" > "$R/llm.txt" 2>&1
+cat "$R/llm.txt"
+step hf 60 bash -c "$PY scripts/device/hf_reference.py 128 32 > $R/hf_reference.json 2> $R/hf_reference.err"
+[ -s "$R/hf_reference.json" ] && $PY scripts/device/llm_targets.py "$R/llm.json" "$R/hf_reference.json" | tee "$R/llm_targets.txt"
+
+# 3. Bench fidelity vs PyTorch CUDA events in this call (issue 3).
+step bench-fidelity 30 $BIN bench --no-cpu --filter bench/cuda/gemm/square/bf16/8192x8192x8192,bench/cuda/memory/copy,bench/cuda/transfer/h2d_pinned --json "$R/bench.json" > "$R/bench.txt" 2>&1
+step reference 30 bash -c "$PY scripts/device/reference_bench.py > $R/reference_bench.json 2> $R/reference_bench.err"
+[ -s "$R/reference_bench.json" ] && $PY scripts/device/fidelity.py "$R/bench.json" "$R/reference_bench.json" | tee "$R/fidelity.txt"
+
+# 4. Training steps and the --trace path on the GPU.
+step train 40 $BIN train --quick --json "$R/train.json" > "$R/train.txt" 2>&1
+tail -25 "$R/train.txt"
+step ops-trace 30 $BIN ops --quick --filter linalg --trace /tmp/ops_trace.json --json "$R/ops_linalg.json" > "$R/ops_linalg.txt" 2>&1
+tail -3 "$R/ops_linalg.txt"; ls -la /tmp/ops_trace.json 2>&1 | tee "$R/trace_size.txt"
+stamp done
