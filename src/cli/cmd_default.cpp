@@ -9,6 +9,7 @@
 #include "cli/phases.hpp"
 #include "core/report/console.hpp"
 #include "engine/environment.hpp"
+#include "platform/crash_handler.hpp"
 
 namespace accel::cli {
 
@@ -25,6 +26,7 @@ const std::vector<std::string> kDefaultOpsFilters{"fp32", "int64", "int32", "int
 /// the report and the findings) and the run goes on.
 template <typename Fn>
 std::vector<Result> fenced(App& app, const std::string& phase, const std::string& device, Fn&& fn) {
+  platform::set_crash_phase(("the default run's " + phase + " phase").c_str());
   try {
     return fn();
   } catch (const UsageError&) {
@@ -107,6 +109,7 @@ int cmd_default(App& app) {
   keep(llm);
   app.out(render_llm_table(llm, style));
 
+  platform::set_crash_phase("diagnosis and report");
   // 4. Findings and the verdict (the rules read the environment from the report).
   report.context.environment = env;
   const int rc = report_diagnosis(app, report);

@@ -6,6 +6,7 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "platform/crash_handler.hpp"
 #include "core/report/console.hpp"
 #include "engine/environment.hpp"
 #include "engine/bench.hpp"
@@ -58,13 +59,16 @@ std::vector<Result> run_ops_phase(App& app, const engine::OpsOptions& o, bool me
     app.item_started(c.key, i, n);
   };
   cb.on_result = [&](const Result& r) { app.item_finished(r); };
+  platform::set_crash_phase(o.trace_path.empty() ? "ops: running the checks" : "ops: running the checks, merging the trace");
   auto results = engine::run_ops(o, cb);
   app.clear_status();
   if (measure) {
+    platform::set_crash_phase("ops: measuring the device memory bandwidth");
     auto measured = measure_bandwidth(app, o.device);
     app.apply_rooflines(results, measured);
     app.report("ops").results.insert(app.report("ops").results.end(), measured.begin(), measured.end());
   }
+  platform::set_crash_phase("ops: reporting");
   if (!o.trace_path.empty()) {
     std::error_code ec;
     if (std::filesystem::exists(o.trace_path, ec)) {

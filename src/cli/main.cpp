@@ -6,11 +6,13 @@
 
 #include "cli/app.hpp"
 #include "engine/isolation.hpp"
+#include "platform/crash_handler.hpp"
 
 int main(int argc, char** argv) {
   using namespace accel::cli;
   // The hidden worker mode runs checks for a parent process (engine/ops.hpp).
   if (argc >= 2 && std::string(argv[1]) == "__worker") return accel::engine::worker_main();
+  accel::platform::install_crash_handler();
 
   CLI::App cli{"accel-doctor: measures whether your accelerator does the work, and explains why not"};
   cli.set_version_flag("--version", std::string(accel::tool_info().version) + " (" + accel::tool_info().commit + ")");
