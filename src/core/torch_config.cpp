@@ -147,4 +147,20 @@ std::optional<bool> arch_in_build(const std::vector<std::string>& arch_list,
   return std::nullopt;
 }
 
+void name_static_blas(BlasInfo& blas, const std::map<std::string, std::string>& build) {
+  if (blas.name != "unknown") return;
+  const auto it = build.find("BLAS_INFO");
+  if (it == build.end() || it->second.empty()) return;
+  std::string v;
+  for (char c : it->second) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::map<std::string, std::string> kNames{
+      {"mkl", "mkl"},   {"open", "openblas"},         {"openblas", "openblas"}, {"blis", "blis"},
+      {"flexi", "flexiblas"}, {"accelerate", "accelerate"}, {"eigen", "eigen"},       {"generic", "reference"}};
+  const auto n = kNames.find(v);
+  if (n == kNames.end()) return;
+  blas.name = n->second;
+  blas.evidence += (blas.evidence.empty() ? "" : "; ") +
+                   ("named from torch's build configuration BLAS_INFO=" + it->second + " (linked into torch)");
+}
+
 }  // namespace accel

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/evidence.hpp"
+
 namespace accel {
 
 struct ParsedTorchConfig {
@@ -28,6 +30,13 @@ struct ParsedTorchConfig {
 
 /// Parses show_config text. Unknown lines are ignored; never throws.
 ParsedTorchConfig parse_torch_config(const std::string& text);
+
+/// When the loaded-library probe could not name the BLAS (name "unknown": it
+/// is linked statically into libtorch_cpu, as in the PyPI wheels), names it
+/// from torch's build setting BLAS_INFO (`mkl`, `open`/`openblas`, `blis`,
+/// `accelerate`, `flexi`, `eigen`) and says so in the evidence. Leaves a
+/// recognised BLAS and a build without BLAS_INFO as they are.
+void name_static_blas(BlasInfo& blas, const std::map<std::string, std::string>& build);
 
 /// Whether a build whose arch list is `arch_list` can run on a device of
 /// arch `device_arch` ("sm_86", "gfx1032"). Returns nullopt when unknown

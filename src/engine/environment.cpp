@@ -100,6 +100,7 @@ Environment collect_environment(const KnowledgeBase& kb) {
   env.host = platform::probe_host();
   env.torch = collect_torch_info();
   env.blas = platform::probe_blas();
+  name_static_blas(env.blas, env.torch.build);
   env.driver = platform::probe_drivers();
   env.devices = list_torch_devices(env.torch);
   env.gpus = platform::probe_gpus();

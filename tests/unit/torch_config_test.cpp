@@ -65,3 +65,29 @@ TEST(ArchInBuild, AmdTargetsMatchExactly) {
   EXPECT_EQ(arch_in_build({"gfx1030", "gfx1100"}, "gfx1030"), true);
   EXPECT_EQ(arch_in_build({"gfx90a:xnack-"}, "gfx90a"), true);
 }
+
+TEST(NameStaticBlas, FromBuildInfoOnlyWhenTheProbeCouldNotName) {
+  BlasInfo b;
+  b.name = "unknown";
+  b.evidence = "sgemm_ is exported by libtorch_cpu.so";
+  name_static_blas(b, {{"BLAS_INFO", "mkl"}});
+  EXPECT_EQ(b.name, "mkl");
+  EXPECT_NE(b.evidence.find("BLAS_INFO=mkl"), std::string::npos);
+
+  BlasInfo o;
+  o.name = "unknown";
+  name_static_blas(o, {{"BLAS_INFO", "open"}});
+  EXPECT_EQ(o.name, "openblas");
+
+  BlasInfo ref;
+  ref.name = "reference";  // what the process really loaded wins over the build setting
+  name_static_blas(ref, {{"BLAS_INFO", "mkl"}});
+  EXPECT_EQ(ref.name, "reference");
+
+  BlasInfo none;
+  none.name = "unknown";
+  name_static_blas(none, {});
+  EXPECT_EQ(none.name, "unknown");
+  name_static_blas(none, {{"BLAS_INFO", "something-new"}});
+  EXPECT_EQ(none.name, "unknown");
+}
