@@ -10,11 +10,7 @@
 namespace accel::cli {
 
 std::vector<Result> run_bench_phase(App& app, const engine::BenchOptions& o) {
-  engine::RunCallbacks cb;
-  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.item_started(item.key, i, n);
-  };
-  cb.on_result = [&](const Result& r) { app.item_finished(r); };
+  const engine::RunCallbacks cb = progress_callbacks(app);
   auto results = engine::run_bench(o, cb);
   app.clear_status();
   app.apply_rooflines(results, results);
@@ -44,11 +40,7 @@ int cmd_bench(App& app, const BenchArgs& args) {
   }
   auto results = run_bench_phase(app, o);
   app.out(render_bench_table(results, app.style_stdout()));
-  bool failed = false;
-  for (const auto& r : results) failed = failed || is_failure(r.status);
-  report.results.insert(report.results.end(), results.begin(), results.end());
-  app.write_json_if_requested();
-  return failed ? kExitFindings : kExitHealthy;
+  return finish_command(app, report, results);
 }
 
 }  // namespace accel::cli

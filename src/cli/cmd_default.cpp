@@ -19,8 +19,8 @@ namespace {
 /// fp16/bf16 variants of the categories where half precision takes its own
 /// library path on a GPU (GEMM/linear algebra, convolution, normalisation,
 /// attention). `accel-doctor ops` runs the whole catalog.
-const std::vector<std::string> kDefaultOpsFilters{"fp32", "int64", "int32", "int8",     "bool",
-                                                  "linalg", "conv", "norm", "attention"};
+const std::vector<std::string> kDefaultOpsFilters{"fp32",   "int64", "int32", "int8",     "bool",
+                                                  "linalg", "conv",  "norm",  "attention"};
 
 /// Runs one phase; an exception is recorded as an error result (so it is in
 /// the report and the findings) and the run goes on.
@@ -75,10 +75,12 @@ int cmd_default(App& app) {
 
   const std::string problems = render_check_problems_brief(ops, style);
   if (!problems.empty()) app.out("\n" + problems);
-  app.out("\n" + wrap_to_width(checks_summary_line(ops, device), style.width) +
-          "\n(`accel-doctor ops` runs the whole catalog with every dtype; --html FILE shows the matrix.)\n\n");
+  app.out(
+      "\n" + wrap_to_width(checks_summary_line(ops, device), style.width) +
+      "\n(`accel-doctor ops` runs the whole catalog with every dtype; --html FILE shows the matrix.)\n\n");
   // 2. Benchmarks (their copy bandwidth is also the checks' roofline ceiling).
-  app.out(fmt::format("Benchmarking {} (GEMM, memory, {}launch).\n", device, on_cpu ? "" : "host<->device copies, "));
+  app.out(fmt::format("Benchmarking {} (GEMM, memory, {}launch).\n", device,
+                      on_cpu ? "" : "host<->device copies, "));
   auto bench = fenced(app, "bench", device, [&] {
     engine::BenchOptions o;
     o.device = device;
@@ -100,10 +102,10 @@ int cmd_default(App& app) {
     if (!on_cpu) o.preset = "qwen2.5-0.5b";
     o.machine = machine;
     const engine::LlmOptions resolved = engine::resolve_llm_options(o);
-    app.out(fmt::format("\nLLM on {}: {} preset ({}, random weights), prompt {}, {} new tokens{}.\n", device,
-                        resolved.preset, resolved.dtype, fmt::join(resolved.prompts, ","),
-                        fmt::join(resolved.gens, ","),
-                        on_cpu ? "" : fmt::format("; vs CPU with the {} preset on both", resolved.cpu_preset)));
+    app.out(fmt::format(
+        "\nLLM on {}: {} preset ({}, random weights), prompt {}, {} new tokens{}.\n", device, resolved.preset,
+        resolved.dtype, fmt::join(resolved.prompts, ","), fmt::join(resolved.gens, ","),
+        on_cpu ? "" : fmt::format("; vs CPU with the {} preset on both", resolved.cpu_preset)));
     return run_llm_phase(app, o);
   });
   keep(llm);

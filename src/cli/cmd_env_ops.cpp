@@ -6,11 +6,11 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
-#include "platform/crash_handler.hpp"
 #include "core/report/console.hpp"
-#include "engine/environment.hpp"
 #include "engine/bench.hpp"
+#include "engine/environment.hpp"
 #include "engine/ops.hpp"
+#include "platform/crash_handler.hpp"
 
 namespace accel::cli {
 
@@ -54,12 +54,9 @@ std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
 }  // namespace
 
 std::vector<Result> run_ops_phase(App& app, const engine::OpsOptions& o, bool measure) {
-  engine::OpsCallbacks cb;
-  cb.on_start = [&](const engine::ItemInfo& c, std::size_t i, std::size_t n) {
-    app.item_started(c.key, i, n);
-  };
-  cb.on_result = [&](const Result& r) { app.item_finished(r); };
-  platform::set_crash_phase(o.trace_path.empty() ? "ops: running the checks" : "ops: running the checks, merging the trace");
+  const engine::RunCallbacks cb = progress_callbacks(app);
+  platform::set_crash_phase(o.trace_path.empty() ? "ops: running the checks"
+                                                 : "ops: running the checks, merging the trace");
   auto results = engine::run_ops(o, cb);
   app.clear_status();
   if (measure) {
@@ -89,11 +86,11 @@ int cmd_ops(App& app, const OpsArgs& args) {
     const char* test_checks = std::getenv("ACCEL_DOCTOR_TEST_CHECKS");
     o.include_test_checks = test_checks && std::string(test_checks) == "1";
     const auto checks = engine::list_checks(o);
-    std::string out = fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", "key", "category", "dtype", "shape",
-                                  "verify", "FLOPs formula");
+    std::string out = fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", "key", "category", "dtype",
+                                  "shape", "verify", "FLOPs formula");
     for (const auto& c : checks) {
-      out += fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", c.key, c.category, c.dtype, c.shape, c.verify,
-                         c.flops_formula);
+      out += fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", c.key, c.category, c.dtype, c.shape,
+                         c.verify, c.flops_formula);
     }
     out += fmt::format("{} checks\n", checks.size());
     app.out(out);
@@ -110,11 +107,7 @@ int cmd_ops(App& app, const OpsArgs& args) {
   app.out("\n" + wrap_to_width(checks_summary_line(results, o.device), style.width) + "\n");
   const std::string problems = render_check_problems(results, style);
   if (!problems.empty()) app.out("\n" + problems);
-  bool failed = false;
-  for (const auto& r : results) failed = failed || is_failure(r.status);
-  report.results.insert(report.results.end(), results.begin(), results.end());
-  app.write_json_if_requested();
-  return failed ? kExitFindings : kExitHealthy;
+  return finish_command(app, report, results);
 }
 
 }  // namespace accel::cli

@@ -13,8 +13,8 @@
 #include <set>
 
 #include "cli/app.hpp"
-#include "core/machine_context.hpp"
 #include "core/json.hpp"
+#include "core/machine_context.hpp"
 
 namespace accel::cli {
 
@@ -22,7 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) { return fmt::format("{}", fmt::join(v, sep)); }
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  return fmt::format("{}", fmt::join(v, sep));
+}
 
 /// Greedy word wrap with a hanging indent; keeps explicit line breaks.
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {

@@ -10,11 +10,7 @@
 namespace accel::cli {
 
 std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
-  engine::RunCallbacks cb;
-  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.item_started(item.key, i, n);
-  };
-  cb.on_result = [&](const Result& r) { app.item_finished(r); };
+  const engine::RunCallbacks cb = progress_callbacks(app);
   auto results = engine::run_llm(o, cb);
   app.clear_status();
   // The suite measured each device's copy bandwidth with the bench code; the
@@ -70,20 +66,17 @@ int cmd_llm(App& app, const LlmArgs& args) {
   }
   Report& report = app.report("llm");
   o.machine = engine::machine_context(app.environment(), o.device);
-  app.out(fmt::format("LLM on {}: {} ({}), batch {}, prompt {}, new tokens {}{}\n", o.device,
-                      resolved.weights_dir.empty() ? resolved.preset + " preset, random weights" : resolved.weights_dir,
-                      resolved.dtype, fmt::join(resolved.batches, ","), fmt::join(resolved.prompts, ","),
-                      fmt::join(resolved.gens, ","),
-                      o.device != "cpu" && resolved.cpu_compare
-                          ? fmt::format("; speed-up vs CPU measured with the smaller {} preset on both", resolved.cpu_preset)
-                          : ""));
+  app.out(fmt::format(
+      "LLM on {}: {} ({}), batch {}, prompt {}, new tokens {}{}\n", o.device,
+      resolved.weights_dir.empty() ? resolved.preset + " preset, random weights" : resolved.weights_dir,
+      resolved.dtype, fmt::join(resolved.batches, ","), fmt::join(resolved.prompts, ","),
+      fmt::join(resolved.gens, ","),
+      o.device != "cpu" && resolved.cpu_compare
+          ? fmt::format("; speed-up vs CPU measured with the smaller {} preset on both", resolved.cpu_preset)
+          : ""));
   auto results = run_llm_phase(app, o);
   app.out(render_llm_table(results, app.style_stdout()));
-  bool failed = false;
-  for (const auto& r : results) failed = failed || is_failure(r.status);
-  report.results.insert(report.results.end(), results.begin(), results.end());
-  app.write_json_if_requested();
-  return failed ? kExitFindings : kExitHealthy;
+  return finish_command(app, report, results);
 }
 
 }  // namespace accel::cli

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "cli/phases.hpp"
 #include "core/idx.hpp"
 #include "core/report/console.hpp"
 #include "engine/environment.hpp"
@@ -79,19 +80,12 @@ int cmd_train(App& app, const TrainArgs& args) {
                 "\n  INJECTED out-of-memory limit: a step estimated above {} bytes throws torch's OOM error",
                 resolved.inject_oom_above_bytes)
           : ""));
-  engine::RunCallbacks cb;
-  cb.on_start = [&](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
-    app.status(fmt::format("[{}/{}] {}", i + 1, n, item.key));
-  };
+  const engine::RunCallbacks cb = progress_callbacks(app);
   auto results = engine::run_train(o, cb);
   app.clear_status();
   app.apply_rooflines(results, {});
   app.out(render_train_table(results, app.style_stdout()));
-  bool failed = false;
-  for (const auto& r : results) failed = failed || is_failure(r.status);
-  report.results.insert(report.results.end(), results.begin(), results.end());
-  app.write_json_if_requested();
-  return failed ? kExitFindings : kExitHealthy;
+  return finish_command(app, report, results);
 }
 
 }  // namespace accel::cli

@@ -12,6 +12,14 @@
 
 namespace accel::cli {
 
+/// The engine callbacks of every measuring command: the progress bar
+/// (current item, time left) and, with --format jsonl, a line per result.
+engine::RunCallbacks progress_callbacks(const App& app);
+/// Adds `results` to the report, writes the outputs asked for, and returns
+/// kExitFindings when a result failed (error, mismatch, crashed, ...), else
+/// kExitHealthy.
+int finish_command(App& app, Report& report, const std::vector<Result>& results);
+
 /// The ops options of `args` for the chosen device.
 engine::OpsOptions ops_options(App& app, const OpsArgs& args);
 /// Runs the operator checks. With `measure_bandwidth` the device copy

@@ -59,7 +59,8 @@ struct Tf32Scope {
   bool previous;
 };
 
-void run_gemm(Result& r, const BenchCtx& ctx, const std::string& dtype, bool tf32, int64_t M, int64_t N, int64_t K) {
+void run_gemm(Result& r, const BenchCtx& ctx, const std::string& dtype, bool tf32, int64_t M, int64_t N,
+              int64_t K) {
   const auto opts = at::TensorOptions().device(ctx.device);
   if (tf32) {
     bool ampere_or_newer = false;
@@ -82,7 +83,8 @@ void run_gemm(Result& r, const BenchCtx& ctx, const std::string& dtype, bool tf3
     a = at::randint(-8, 8, {M, K}, opts.dtype(at::kChar));
     b = at::randint(-8, 8, {K, N}, opts.dtype(at::kChar));
     c = at::_int_mm(a, b);
-    r.timing = time_op(ctx.device, [&] { at::_int_mm_out(c, a, b); }, ctx.timer);
+    r.timing = time_op(
+        ctx.device, [&] { at::_int_mm_out(c, a, b); }, ctx.timer);
 #else
     r.status = Status::unavailable;
     r.reason = "int8 matrix products (at::_int_mm) need torch >= 2.2";
@@ -93,15 +95,18 @@ void run_gemm(Result& r, const BenchCtx& ctx, const std::string& dtype, bool tf3
     a = at::randn({M, K}, opts.dtype(st));
     b = at::randn({K, N}, opts.dtype(st));
     c = at::mm(a, b);
-    r.timing = time_op(ctx.device, [&] { at::mm_out(c, a, b); }, ctx.timer);
+    r.timing = time_op(
+        ctx.device, [&] { at::mm_out(c, a, b); }, ctx.timer);
   }
   // Check an 8x8 block of C against a float64 product on the CPU.
   const int64_t bm = std::min<int64_t>(8, M), bn = std::min<int64_t>(8, N);
-  const at::Tensor ref = at::mm(a.narrow(0, 0, bm).cpu().to(at::kDouble), b.narrow(1, 0, bn).cpu().to(at::kDouble));
+  const at::Tensor ref =
+      at::mm(a.narrow(0, 0, bm).cpu().to(at::kDouble), b.narrow(1, 0, bn).cpu().to(at::kDouble));
   const at::Tensor got = c.narrow(0, 0, bm).narrow(1, 0, bn).cpu().to(at::kDouble);
   const double err = (got - ref).norm().item<double>() / std::max(ref.norm().item<double>(), 1e-30);
   const double tol = gemm_tolerance(dtype == "tf32" ? "fp32" : dtype, tf32);
-  r.accuracy = Accuracy{"float64_reference", err, tol, fmt::format("8x8 block of C, relative error {:.3g}", err)};
+  r.accuracy =
+      Accuracy{"float64_reference", err, tol, fmt::format("8x8 block of C, relative error {:.3g}", err)};
   r.work.flops = 2.0 * M * N * K;
   const double elem = dtype == "int8" ? 1.0 : static_cast<double>(a.element_size());
   r.work.bytes = (M * K + K * N) * elem + M * N * static_cast<double>(c.element_size());
@@ -216,16 +221,19 @@ void run_launch(Result& r, const BenchCtx& ctx, const std::string& kind) {
   const c10::Device host(c10::kCPU);
   if (kind == "launch") {
     // Back-to-back tiny ops: per-op time is the launch throughput.
-    r.timing = time_op(ctx.device, [&] { x.add_(1.0); }, ctx.timer);
+    r.timing = time_op(
+        ctx.device, [&] { x.add_(1.0); }, ctx.timer);
     r.shape = "1 element, x.add_(1) back to back";
   } else if (kind == "sync") {
     // The round trip of a synchronisation with an idle device.
-    r.timing = time_op(host, [&] { synchronize(ctx.device); }, ctx.timer);
+    r.timing = time_op(
+        host, [&] { synchronize(ctx.device); }, ctx.timer);
     r.shape = "device synchronisation, idle device";
   } else {
     // Host-side cost of one eager op (dispatch, allocation, launch), without
     // waiting for the device.
-    r.timing = time_op(host, [&] { (void)at::add(x, 1.0); }, ctx.timer);
+    r.timing = time_op(
+        host, [&] { (void)at::add(x, 1.0); }, ctx.timer);
     synchronize(ctx.device);
     r.shape = "1 element, at::add(x, 1), host clock, no sync";
   }
@@ -258,8 +266,8 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
     int64_t m, n, k;
     const char* label;
   };
-  auto gemm_rows = [&](const std::string& dev_type, const std::string& where, const std::vector<std::string>& dtypes,
-                       const std::vector<Gemm>& shapes) {
+  auto gemm_rows = [&](const std::string& dev_type, const std::string& where,
+                       const std::vector<std::string>& dtypes, const std::vector<Gemm>& shapes) {
     for (const auto& dt : dtypes) {
       for (const auto& s : shapes) {
         const std::string shape = fmt::format("{}x{}x{}", s.m, s.n, s.k);
@@ -295,11 +303,10 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
       for (const bool pinned : {false, true}) {
         for (const double bytes : sizes) {
           const std::string name = fmt::format("{}_{}", h2d ? "h2d" : "d2h", pinned ? "pinned" : "pageable");
-          const std::string shape = bytes >= kGiB ? fmt::format("{:.0f}GiB", bytes / kGiB)
-                                                  : fmt::format("{:.0f}MiB", bytes / kMiB);
-          add(type, "transfer", name, "fp32", shape, "target", [h2d, pinned, bytes](Result& r, const BenchCtx& c) {
-            run_transfer(r, c, h2d, pinned, bytes);
-          });
+          const std::string shape =
+              bytes >= kGiB ? fmt::format("{:.0f}GiB", bytes / kGiB) : fmt::format("{:.0f}MiB", bytes / kMiB);
+          add(type, "transfer", name, "fp32", shape, "target",
+              [h2d, pinned, bytes](Result& r, const BenchCtx& c) { run_transfer(r, c, h2d, pinned, bytes); });
         }
       }
     }
@@ -354,29 +361,16 @@ class BenchSuite final : public WorkerSuite {
   }
 
   json prepare() override {
-    if (!target_.is_cpu()) {
-      (void)at::empty({1}, at::TensorOptions().device(target_));
-      synchronize(target_);
-    }
+    initialise_device(target_);
     return json::object();
   }
 
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
-    Result r;
-    r.key = key;
-    r.kind = "bench";
     const auto it = rows_.find(key);
-    if (it == rows_.end()) {
-      r.status = Status::skipped;
-      r.reason = "no such benchmark in this build";
-      return r;
-    }
+    Result r = start_result(key, "bench", it == rows_.end() ? nullptr : &it->second.info, "no such benchmark in this build");
+    if (it == rows_.end()) return r;
     const BenchRow& row = it->second;
-    r.name = row.info.name;
-    r.category = row.info.category;
-    r.dtype = row.info.dtype;
-    r.shape = row.info.shape;
     BenchCtx ctx;
     ctx.device = row.device == "cpu" ? c10::Device(c10::kCPU) : target_;
     ctx.quick = options_.quick;

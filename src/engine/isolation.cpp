@@ -30,8 +30,9 @@ std::string tail_lines(const std::string& text, std::size_t max_lines) {
 
 }  // namespace
 
-Result failed_result(const ItemInfo& item, const std::string& device, Status status, const std::string& headline,
-                     const std::string& stderr_tail, const KnowledgeBase* kb, const MachineContext& machine) {
+Result failed_result(const ItemInfo& item, const std::string& device, Status status,
+                     const std::string& headline, const std::string& stderr_tail, const KnowledgeBase* kb,
+                     const MachineContext& machine) {
   Result r;
   r.key = item.key;
   r.kind = item.kind;
@@ -139,11 +140,13 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
       if (rr == platform::Subprocess::ReadResult::timeout) {
         worker.kill();
         if (current) {
-          record(failed_result(items[*current], options.device, Status::hung,
-                               fmt::format("no result within {:.0f} s; the worker was killed", options.item_timeout_s),
-                               worker.stderr_tail(), kb, options.machine));
+          record(failed_result(
+              items[*current], options.device, Status::hung,
+              fmt::format("no result within {:.0f} s; the worker was killed", options.item_timeout_s),
+              worker.stderr_tail(), kb, options.machine));
         } else if (++start_failures >= 2) {
-          fail_rest(Status::hung, "the worker did not start within its time limit, twice", worker.stderr_tail());
+          fail_rest(Status::hung, "the worker did not start within its time limit, twice",
+                    worker.stderr_tail());
         }
         break;
       }
@@ -151,14 +154,15 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
       const auto exit = worker.wait(milliseconds(5000));
       if (current) {
         record(failed_result(items[*current], options.device, Status::crashed,
-                             fmt::format("the worker process died ({})", exit.describe()), worker.stderr_tail(), kb,
-                             options.machine));
+                             fmt::format("the worker process died ({})", exit.describe()),
+                             worker.stderr_tail(), kb, options.machine));
       } else if (!done && next < items.size() && ++start_failures >= 2) {
-        fail_rest(Status::crashed,
-                  fmt::format("the worker died ({}) before running an item, twice: the device or torch fails to "
-                              "initialise",
-                              exit.describe()),
-                  worker.stderr_tail());
+        fail_rest(
+            Status::crashed,
+            fmt::format("the worker died ({}) before running an item, twice: the device or torch fails to "
+                        "initialise",
+                        exit.describe()),
+            worker.stderr_tail());
       }
       break;
     }
@@ -169,6 +173,23 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
     }
   }
   return results;
+}
+
+Result start_result(const std::string& key, const std::string& kind, const ItemInfo* info,
+                    const std::string& missing_reason) {
+  Result r;
+  r.key = key;
+  r.kind = kind;
+  if (!info) {
+    r.status = Status::skipped;
+    r.reason = missing_reason;
+    return r;
+  }
+  r.name = info->name;
+  r.category = info->category;
+  r.dtype = info->dtype;
+  r.shape = info->shape;
+  return r;
 }
 
 }  // namespace accel::engine

@@ -26,15 +26,21 @@ struct ItemInfo {
   std::string shape;
 };
 
+/// The result of one item as a suite starts it: key, kind and, when the item
+/// exists (`info` not null), its name, category, dtype and shape; otherwise
+/// status `skipped` with `missing_reason` (a key this worker does not know).
+Result start_result(const std::string& key, const std::string& kind, const ItemInfo* info,
+                    const std::string& missing_reason);
+
 struct RunCallbacks {
   std::function<void(const ItemInfo& item, std::size_t index, std::size_t total)> on_start;
   std::function<void(const Result& result)> on_result;
 };
 
 struct IsolationOptions {
-  std::string suite;           ///< "ops", "bench", ...
-  json job = json::object();   ///< suite options, passed to the worker as is
-  std::string device;          ///< for results of items that never ran
+  std::string suite;          ///< "ops", "bench", ...
+  json job = json::object();  ///< suite options, passed to the worker as is
+  std::string device;         ///< for results of items that never ran
   double item_timeout_s = 120;
   const KnowledgeBase* kb = nullptr;  ///< explains a crashed worker's stderr
   MachineContext machine;
@@ -47,8 +53,9 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
 
 /// A result for an item that did not produce its own (crashed, hung, ...),
 /// with the worker's last stderr lines explained by the kb when possible.
-Result failed_result(const ItemInfo& item, const std::string& device, Status status, const std::string& headline,
-                     const std::string& stderr_tail, const KnowledgeBase* kb, const MachineContext& machine);
+Result failed_result(const ItemInfo& item, const std::string& device, Status status,
+                     const std::string& headline, const std::string& stderr_tail, const KnowledgeBase* kb,
+                     const MachineContext& machine);
 
 /// A suite as the worker runs it: prepared once per worker, then item by item.
 class WorkerSuite {
@@ -74,7 +81,7 @@ std::unique_ptr<WorkerSuite> make_suite(const std::string& suite, const json& jo
 /// Runs `items` through the suite: in a worker process when `isolate`
 /// (falling back to this process, with a note on stderr, when no worker can
 /// start), else in this process.
-std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options, bool isolate,
-                              const RunCallbacks& callbacks);
+std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options,
+                              bool isolate, const RunCallbacks& callbacks);
 
 }  // namespace accel::engine

@@ -139,11 +139,8 @@ class OpsSuite final : public WorkerSuite {
   }
 
   json prepare() override {
-    if (!ctx_.device.is_cpu()) {
-      (void)at::empty({1}, at::TensorOptions().device(ctx_.device));
-      synchronize(ctx_.device);
-      if (ctx_.profile) ctx_.profiler_blind = profiler_self_check(ctx_.device);
-    }
+    initialise_device(ctx_.device);
+    if (!ctx_.device.is_cpu() && ctx_.profile) ctx_.profiler_blind = profiler_self_check(ctx_.device);
     return json{{"profiler_blind", ctx_.profiler_blind}};
   }
 

@@ -13,9 +13,17 @@ struct DtypeName {
   const char* name;
 };
 constexpr DtypeName kDtypeNames[] = {
-    {at::kFloat, "fp32"},  {at::kHalf, "fp16"},   {at::kBFloat16, "bf16"}, {at::kDouble, "fp64"},
-    {at::kLong, "int64"},  {at::kInt, "int32"},   {at::kShort, "int16"},   {at::kChar, "int8"},
-    {at::kByte, "uint8"},  {at::kBool, "bool"},   {at::kComplexFloat, "complex64"},
+    {at::kFloat, "fp32"},
+    {at::kHalf, "fp16"},
+    {at::kBFloat16, "bf16"},
+    {at::kDouble, "fp64"},
+    {at::kLong, "int64"},
+    {at::kInt, "int32"},
+    {at::kShort, "int16"},
+    {at::kChar, "int8"},
+    {at::kByte, "uint8"},
+    {at::kBool, "bool"},
+    {at::kComplexFloat, "complex64"},
     {at::kComplexDouble, "complex128"},
 };
 }  // namespace
@@ -40,12 +48,17 @@ c10::Device parse_device(const std::string& text) {
   try {
     return c10::Device(text);
   } catch (const c10::Error& e) {
-    throw std::invalid_argument("'" + text + "' is not a device name (" +
-                                strip_backtrace(e.what()) + ")");
+    throw std::invalid_argument("'" + text + "' is not a device name (" + strip_backtrace(e.what()) + ")");
   }
 }
 
 std::string device_string(const c10::Device& d) { return d.str(); }
+
+void initialise_device(const c10::Device& d) {
+  if (d.is_cpu()) return;
+  (void)at::empty({1}, at::TensorOptions().device(d));
+  synchronize(d);
+}
 
 void synchronize(const c10::Device& d) {
   if (d.is_cpu()) return;
@@ -66,8 +79,8 @@ std::string strip_backtrace(const std::string& what) {
   std::string out = what;
   // c10::Error appends "Exception raised from <fn> at <file>:<line> (most recent call first):"
   // followed by frames; torch 1.x put the backtrace after the message as well.
-  for (const char* marker : {"\nException raised from ", "Exception raised from ",
-                             "\nframe #0", " (most recent call first)"}) {
+  for (const char* marker :
+       {"\nException raised from ", "Exception raised from ", "\nframe #0", " (most recent call first)"}) {
     const auto pos = out.find(marker);
     if (pos != std::string::npos) out.erase(pos);
   }
@@ -94,9 +107,7 @@ struct WarningCapture::Handler : c10::WarningHandler {
 #if TORCH_VERSION_MAJOR >= 2
   void process(const c10::Warning& warning) override { add(warning.msg()); }
 #else
-  void process(const c10::SourceLocation&, const std::string& msg, const bool) override {
-    add(msg);
-  }
+  void process(const c10::SourceLocation&, const std::string& msg, const bool) override { add(msg); }
 #endif
 };
 

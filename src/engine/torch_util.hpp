@@ -29,6 +29,10 @@ std::string device_string(const c10::Device& d);
 /// Waits until all work queued on the device's current stream has finished.
 /// A no-op on the CPU. Device-generic: uses the backend's DeviceGuardImpl.
 void synchronize(const c10::Device& d);
+/// Creates the device's context (a one-element allocation and a
+/// synchronisation) so that the first measured item does not pay for it.
+/// Nothing on the CPU.
+void initialise_device(const c10::Device& d);
 
 /// Whether device events with timing exist for this device in this torch.
 bool has_timing_events(const c10::Device& d);

@@ -30,7 +30,7 @@ struct Item {
   ItemInfo info;
   bool on_cpu = false;  ///< the CPU twin
   std::string preset;
-  std::string what;     ///< correctness, pp, tg, graph
+  std::string what;  ///< correctness, pp, tg, graph
   int batch = 1, prompt = 0, gen = 0;
 };
 
@@ -55,7 +55,7 @@ std::vector<Item> build_items(const LlmOptions& o) {
     if (what == "graph") tail = fmt::format("b{}/tg{}@d{}/graph", b, g, p);
     it.info.key = fmt::format("llm/{}/{}/{}/{}", dev_type, preset, dtype, tail);
     it.info.kind = "llm";
-    it.info.name = what == "pp" ? fmt::format("pp{}", p)
+    it.info.name = what == "pp"            ? fmt::format("pp{}", p)
                    : what == "correctness" ? "correctness"
                                            : fmt::format("tg{}@d{}{}", g, p, what == "graph" ? " graph" : "");
     it.info.category = preset;
@@ -85,7 +85,7 @@ std::vector<Item> build_items(const LlmOptions& o) {
 
 std::string annotation_class(const std::string& name) {
   static const std::map<std::string, std::string> kClasses{
-      {"llm::attention", "attention"}, {"llm::rope", "rotary"},       {"llm::rmsnorm", "norm"},
+      {"llm::attention", "attention"}, {"llm::rope", "rotary"},        {"llm::rmsnorm", "norm"},
       {"llm::kv_cache", "copies"},     {"llm::swiglu", "elementwise"}, {"llm::embedding", "embedding"},
       {"llm::sampling", "sampling"}};
   const auto it = kClasses.find(name);
@@ -93,10 +93,12 @@ std::string annotation_class(const std::string& name) {
 }
 
 json options_json(const LlmOptions& o) {
-  return json{{"device", o.device},       {"preset", o.preset},         {"weights_dir", o.weights_dir},
-              {"dtype", o.dtype},         {"attention", o.attention},   {"batches", o.batches},
-              {"prompts", o.prompts},     {"gens", o.gens},             {"graphs", o.graphs},
-              {"cpu_compare", o.cpu_compare}, {"cpu_preset", o.cpu_preset}, {"quick", o.quick}};
+  return json{{"device", o.device},           {"preset", o.preset},
+              {"weights_dir", o.weights_dir}, {"dtype", o.dtype},
+              {"attention", o.attention},     {"batches", o.batches},
+              {"prompts", o.prompts},         {"gens", o.gens},
+              {"graphs", o.graphs},           {"cpu_compare", o.cpu_compare},
+              {"cpu_preset", o.cpu_preset},   {"quick", o.quick}};
 }
 
 LlmOptions options_from_json(const json& j) {
@@ -136,29 +138,16 @@ class LlmSuite final : public WorkerSuite {
   }
 
   json prepare() override {
-    if (!target_.is_cpu()) {
-      (void)at::empty({1}, at::TensorOptions().device(target_));
-      synchronize(target_);
-    }
+    initialise_device(target_);
     return json::object();
   }
 
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
-    Result r;
-    r.key = key;
-    r.kind = "llm";
     const auto it = items_.find(key);
-    if (it == items_.end()) {
-      r.status = Status::skipped;
-      r.reason = "no such item";
-      return r;
-    }
+    Result r = start_result(key, "llm", it == items_.end() ? nullptr : &it->second.info, "no such item");
+    if (it == items_.end()) return r;
     const Item& item = it->second;
-    r.name = item.info.name;
-    r.category = item.info.category;
-    r.dtype = item.info.dtype;
-    r.shape = item.info.shape;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
     r.device = device_string(dev);
     WarningCapture warnings;
@@ -209,7 +198,8 @@ class LlmSuite final : public WorkerSuite {
       i = i->first.rfind(dev.str() + "/", 0) == 0 ? models_.erase(i) : std::next(i);
     }
     const at::ScalarType dt = dtype_for(item.on_cpu);
-    const llm::Attention attn = o_.attention == "math" || !llm::has_sdpa() ? llm::Attention::math : llm::Attention::sdpa;
+    const llm::Attention attn =
+        o_.attention == "math" || !llm::has_sdpa() ? llm::Attention::math : llm::Attention::sdpa;
     Loaded l;
     if (item.preset == "weights") {
       auto ck = llm::load_checkpoint(o_.weights_dir, dev, dt);
@@ -217,8 +207,9 @@ class LlmSuite final : public WorkerSuite {
       l.model = std::make_unique<llm::Model>(ck.config, std::move(ck.weights), attn, dev, dt);
     } else {
       const llm::LlamaConfig cfg = llm::preset(item.preset);
-      l.description = fmt::format("{} preset, random weights, {:.3g} parameters, {}, {} attention", cfg.name,
-                                  cfg.parameters(), dtype_name(dt), attn == llm::Attention::sdpa ? "SDPA" : "math");
+      l.description =
+          fmt::format("{} preset, random weights, {:.3g} parameters, {}, {} attention", cfg.name,
+                      cfg.parameters(), dtype_name(dt), attn == llm::Attention::sdpa ? "SDPA" : "math");
       l.model = std::make_unique<llm::Model>(cfg, llm::random_weights(cfg, dev, dt, 1234), attn, dev, dt);
     }
     return models_.emplace(id, std::move(l)).first->second;
@@ -240,13 +231,16 @@ class LlmSuite final : public WorkerSuite {
     const std::string id = dev.str() + dtype_name(dt);
     auto it = gemm_ceiling_.find(id);
     if (it == gemm_ceiling_.end()) {
-      it = gemm_ceiling_.emplace(id, measure_gemm_ceiling(dev, dtype_name(dt), dev.is_cpu() ? 512 : 4096, true)).first;
+      it = gemm_ceiling_
+               .emplace(id, measure_gemm_ceiling(dev, dtype_name(dt), dev.is_cpu() ? 512 : 4096, true))
+               .first;
     }
     return it->second;
   }
   const Result& ceiling_copy(const c10::Device& dev) {
     auto it = copy_ceiling_.find(dev.str());
-    if (it == copy_ceiling_.end()) it = copy_ceiling_.emplace(dev.str(), measure_copy_ceiling(dev, true)).first;
+    if (it == copy_ceiling_.end())
+      it = copy_ceiling_.emplace(dev.str(), measure_copy_ceiling(dev, true)).first;
     return it->second;
   }
 
@@ -281,10 +275,11 @@ class LlmSuite final : public WorkerSuite {
       worst = std::max(worst, (got - ref).norm().item<double>() / std::max(ref.norm().item<double>(), 1e-30));
     }
     const double tol = m.dtype() == at::kFloat ? 1e-3 : m.dtype() == at::kHalf ? 2e-2 : 6e-2;
-    r.accuracy = Accuracy{"float64_reference", worst, tol,
-                          fmt::format("cached decode vs full recompute: worst relative logit error {:.3g} over {} "
-                                      "positions; greedy tokens {}",
-                                      worst, steps - 1, reproducible ? "reproducible" : "NOT reproducible")};
+    r.accuracy =
+        Accuracy{"float64_reference", worst, tol,
+                 fmt::format("cached decode vs full recompute: worst relative logit error {:.3g} over {} "
+                             "positions; greedy tokens {}",
+                             worst, steps - 1, reproducible ? "reproducible" : "NOT reproducible")};
     r.metrics["logit_rel_error"] = worst;
     r.evidence["greedy_reproducible"] = reproducible;
     if (!reproducible) {
@@ -301,7 +296,8 @@ class LlmSuite final : public WorkerSuite {
   void prefill(Result& r, const llm::Model& m, const c10::Device& dev, const Item& item) {
     const at::Tensor tokens = random_tokens(m, dev, item.batch, item.prompt);
     llm::KVCache cache = llm::make_cache(m.config(), item.batch, item.prompt, dev, m.dtype());
-    r.timing = time_op(dev, [&] { (void)m.forward(tokens, 0, cache, true); }, timer());
+    r.timing = time_op(
+        dev, [&] { (void)m.forward(tokens, 0, cache, true); }, timer());
     const double s = r.timing->median_us * 1e-6;
     r.work.flops = m.config().forward_flops(item.prompt, 0) * item.batch;
     r.work.bytes = m.config().decode_weight_bytes(static_cast<double>(at::elementSize(m.dtype())));
@@ -313,7 +309,8 @@ class LlmSuite final : public WorkerSuite {
       const double peak = ceiling.metrics.at("tflops");
       r.metrics["gemm_ceiling_tflops"] = peak;
       r.metrics["prefill_roofline_pct"] = 100.0 * r.metrics["tflops"] / peak;
-      r.evidence["gemm_ceiling"] = {{"key", ceiling.key}, {"tflops", peak}, {"source", "measured in this run"}};
+      r.evidence["gemm_ceiling"] = {
+          {"key", ceiling.key}, {"tflops", peak}, {"source", "measured in this run"}};
     }
     r.status = Status::ok;
   }
@@ -343,7 +340,8 @@ class LlmSuite final : public WorkerSuite {
       r.metrics["bandwidth_ceiling_gbps"] = bw;
       r.metrics["decode_roofline_pct"] = 100.0 * r.metrics["achieved_gbps"] / bw;
       r.metrics["roofline_tokens_per_s"] = bw * 1e9 / step_bytes * item.batch;
-      r.evidence["bandwidth_ceiling"] = {{"key", ceiling.key}, {"gbps", bw}, {"source", "measured in this run"}};
+      r.evidence["bandwidth_ceiling"] = {
+          {"key", ceiling.key}, {"gbps", bw}, {"source", "measured in this run"}};
     }
   }
 
@@ -387,13 +385,14 @@ class LlmSuite final : public WorkerSuite {
         r.evidence["launch_bound"] = launch_bound;
         r.evidence["bottleneck"] =
             launch_bound
-                ? fmt::format("launch-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), running "
-                              "{:.0f} kernels of {:.1f} µs on average; the host cannot issue kernels as fast as the "
-                              "device runs them",
-                              busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
-                              b.kernel_us / std::max(b.kernels, 1))
-                : fmt::format("device-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%)", busy,
-                              step_us, 100.0 * busy / step_us);
+                ? fmt::format(
+                      "launch-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), running "
+                      "{:.0f} kernels of {:.1f} µs on average; the host cannot issue kernels as fast as the "
+                      "device runs them",
+                      busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
+                      b.kernel_us / std::max(b.kernels, 1))
+                : fmt::format("device-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%)",
+                              busy, step_us, 100.0 * busy / step_us);
       } else {
         r.evidence["attribution_unavailable"] = cap.unavailable;
       }
@@ -411,7 +410,8 @@ class LlmSuite final : public WorkerSuite {
     }
     const int64_t warm = 3;  // capture() warms up three times on a side stream
     const at::Tensor prompt = random_tokens(m, dev, item.batch, item.prompt);
-    llm::KVCache cache = llm::make_cache(m.config(), item.batch, item.prompt + item.gen + warm, dev, m.dtype());
+    llm::KVCache cache =
+        llm::make_cache(m.config(), item.batch, item.prompt + item.gen + warm, dev, m.dtype());
     const at::Tensor first = m.forward(prompt, 0, cache, true).argmax(-1);  // [B, 1]
     at::Tensor token = first.clone();
     at::Tensor pos = at::full({1}, item.prompt, at::TensorOptions().dtype(at::kLong).device(dev));
@@ -435,15 +435,17 @@ class LlmSuite final : public WorkerSuite {
       graph_tokens.push_back(token.clone());
     }
     const bool same = at::equal(at::cat(eager_tokens, 1).cpu(), at::cat(graph_tokens, 1).cpu());
-    r.timing = time_op(dev,
-                       [&] {
-                         reset();
-                         for (int g = 0; g < item.gen; ++g) graph->replay();
-                       },
-                       timer());
+    r.timing = time_op(
+        dev,
+        [&] {
+          reset();
+          for (int g = 0; g < item.gen; ++g) graph->replay();
+        },
+        timer());
     roofline_decode(r, m, dev, item);
     r.evidence["graph_tokens_match_eager"] = same;
-    r.evidence["note"] = "graph replay of a static-shape decode step that attends over the whole cache with a mask";
+    r.evidence["note"] =
+        "graph replay of a static-shape decode step that attends over the whole cache with a mask";
     r.status = same ? Status::ok : Status::mismatch;
     if (!same) r.reason = "graph replay produced different tokens from the same step run eagerly";
   }

@@ -164,29 +164,16 @@ class TrainSuite final : public WorkerSuite {
   }
 
   json prepare() override {
-    if (!target_.is_cpu()) {
-      (void)at::empty({1}, at::TensorOptions().device(target_));
-      synchronize(target_);
-    }
+    initialise_device(target_);
     return json::object();
   }
 
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
-    Result r;
-    r.key = key;
-    r.kind = "train";
     const auto it = items_.find(key);
-    if (it == items_.end()) {
-      r.status = Status::skipped;
-      r.reason = "no such item";
-      return r;
-    }
+    Result r = start_result(key, "train", it == items_.end() ? nullptr : &it->second.info, "no such item");
+    if (it == items_.end()) return r;
     const Item& item = it->second;
-    r.name = item.info.name;
-    r.category = item.info.category;
-    r.dtype = item.info.dtype;
-    r.shape = item.info.shape;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
     r.device = device_string(dev);
     WarningCapture warnings;

@@ -1,0 +1,22 @@
+#include "cli/phases.hpp"
+
+namespace accel::cli {
+
+engine::RunCallbacks progress_callbacks(const App& app) {
+  engine::RunCallbacks cb;
+  cb.on_start = [&app](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.item_started(item.key, i, n);
+  };
+  cb.on_result = [&app](const Result& r) { app.item_finished(r); };
+  return cb;
+}
+
+int finish_command(App& app, Report& report, const std::vector<Result>& results) {
+  bool failed = false;
+  for (const auto& r : results) failed = failed || is_failure(r.status);
+  report.results.insert(report.results.end(), results.begin(), results.end());
+  app.write_json_if_requested();
+  return failed ? kExitFindings : kExitHealthy;
+}
+
+}  // namespace accel::cli
