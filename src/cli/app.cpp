@@ -1,7 +1,7 @@
 #include "cli/app.hpp"
 
-#include <unistd.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>

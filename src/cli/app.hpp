@@ -12,9 +12,9 @@
 #include "core/evidence.hpp"
 #include "core/kb.hpp"
 #include "core/peaks.hpp"
-#include "core/rules/rules.hpp"
 #include "core/redact.hpp"
 #include "core/report/console.hpp"
+#include "core/rules/rules.hpp"
 
 namespace accel::cli {
 
@@ -29,13 +29,13 @@ enum ExitCode : int {
 
 struct GlobalOptions {
   std::string device = "auto";
-  std::string json_path;  ///< --json FILE
-  std::string trace_path; ///< --trace FILE (Chrome/Perfetto trace of the run)
+  std::string json_path;   ///< --json FILE
+  std::string trace_path;  ///< --trace FILE (Chrome/Perfetto trace of the run)
   bool quiet = false;
   bool no_color = false;
-  std::string html_path;         ///< --html FILE (self-contained HTML report)
-  std::string format = "text";   ///< --format text|md|jsonl: what goes to stdout
-  bool redact = false;           ///< --redact: no host, user, home path, serial or address in any output
+  std::string html_path;        ///< --html FILE (self-contained HTML report)
+  std::string format = "text";  ///< --format text|md|jsonl: what goes to stdout
+  bool redact = false;          ///< --redact: no host, user, home path, serial or address in any output
 };
 
 /// A usage or set-up error: printed as is, exit code 2.

@@ -15,14 +15,16 @@ int main(int argc, char** argv) {
   accel::platform::install_crash_handler();
 
   CLI::App cli{"accel-doctor: measures whether your accelerator does the work, and explains why not"};
-  cli.set_version_flag("--version", std::string(accel::tool_info().version) + " (" + accel::tool_info().commit + ")");
+  cli.set_version_flag("--version",
+                       std::string(accel::tool_info().version) + " (" + accel::tool_info().commit + ")");
   cli.require_subcommand(0, 1);
   cli.fallthrough();  // global options may follow the subcommand
   GlobalOptions g;
   cli.add_option("--device", g.device, "auto, cpu, cuda, cuda:N (auto: best accelerator, else the CPU)")
       ->capture_default_str();
   cli.add_option("--json", g.json_path, "write the versioned JSON report to FILE ('-' for stdout)");
-  cli.add_option("--trace", g.trace_path, "write the Chrome/Perfetto trace of the run to FILE (torch with Kineto)");
+  cli.add_option("--trace", g.trace_path,
+                 "write the Chrome/Perfetto trace of the run to FILE (torch with Kineto)");
   cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
   cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
   cli.add_flag(
@@ -51,10 +53,13 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
 
   BenchArgs bench_args;
-  auto* bench = cli.add_subcommand("bench", "GEMM by dtype, memory bandwidth, host<->device copies, launch and sync latency");
+  auto* bench = cli.add_subcommand(
+      "bench", "GEMM by dtype, memory bandwidth, host<->device copies, launch and sync latency");
   bench->add_flag("--quick", bench_args.quick, "fewer sizes, shorter timing");
   bench->add_flag("--list", bench_args.list, "list the benchmarks and exit");
-  bench->add_option("--filter", bench_args.filters, "select by group (gemm, memory, transfer, launch), name, dtype or key part")
+  bench
+      ->add_option("--filter", bench_args.filters,
+                   "select by group (gemm, memory, transfer, launch), name, dtype or key part")
       ->delimiter(',');
   bench->add_flag("--no-cpu", bench_args.no_cpu, "skip the CPU twin of the device benchmarks");
   bench->add_flag("--no-isolate", bench_args.no_isolate, "run in this process (debugging)");
@@ -164,12 +169,14 @@ int main(int argc, char** argv) {
 
   CompareArgs compare_args;
   auto* compare = cli.add_subcommand(
-      "compare", "what got faster, slower, newly failing or fixed between two reports (exit 1 on a regression)");
+      "compare",
+      "what got faster, slower, newly failing or fixed between two reports (exit 1 on a regression)");
   compare->add_option("a", compare_args.a, "the earlier report.json (A)")->required();
   compare->add_option("b", compare_args.b, "the later report.json (B)")->required();
   compare->add_flag("--json", compare_args.json, "print the comparison as JSON on standard output");
-  compare->add_option("--min-change", compare_args.min_change_pct,
-                      "smallest change that counts, in percent (the noise threshold is at least this)")
+  compare
+      ->add_option("--min-change", compare_args.min_change_pct,
+                   "smallest change that counts, in percent (the noise threshold is at least this)")
       ->capture_default_str();
 
   try {

@@ -27,7 +27,8 @@ std::optional<double> json_number(const json& j, const char* key) {
 
 std::string peak_dtype_for(const Result& r) {
   const std::string dt = normalize_peak_dtype(r.dtype);
-  if (dt == "fp32" && r.kind == "check" && r.category == "conv" && r.device.rfind("cuda", 0) == 0) return "tf32";
+  if (dt == "fp32" && r.kind == "check" && r.category == "conv" && r.device.rfind("cuda", 0) == 0)
+    return "tf32";
   return dt;
 }
 

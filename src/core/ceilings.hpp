@@ -15,10 +15,10 @@
 namespace accel {
 
 struct DeviceCeilings {
-  std::string device;                     ///< "cuda:0", "cpu"
-  std::map<std::string, Peak> compute;    ///< dtype -> peak (fp32, tf32, fp16, bf16, int8, fp64)
-  Peak datasheet_bandwidth;               ///< datasheet or estimate (unknown on most CPUs)
-  std::optional<Peak> measured_bandwidth; ///< the device copy measured in this run
+  std::string device;                      ///< "cuda:0", "cpu"
+  std::map<std::string, Peak> compute;     ///< dtype -> peak (fp32, tf32, fp16, bf16, int8, fp64)
+  Peak datasheet_bandwidth;                ///< datasheet or estimate (unknown on most CPUs)
+  std::optional<Peak> measured_bandwidth;  ///< the device copy measured in this run
 };
 
 /// Ceilings for every device that appears in `results`. `measured` holds

@@ -56,10 +56,9 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
     } else {
       const bool any_integrated = std::any_of(devices.begin(), devices.end(),
                                               [](const auto& d) { return d.integrated.value_or(false); });
-      choice.reason = fmt::format("best of {} accelerators ({}): {}", devices.size(),
-                                  any_integrated ? "discrete before integrated, then most memory"
-                                                 : "most memory",
-                                  describe(*best));
+      choice.reason = fmt::format(
+          "best of {} accelerators ({}): {}", devices.size(),
+          any_integrated ? "discrete before integrated, then most memory" : "most memory", describe(*best));
     }
     return choice;
   }
@@ -71,9 +70,10 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
     type = req.substr(0, colon);
     const std::string num = req.substr(colon + 1);
     if (num.empty() || !std::all_of(num.begin(), num.end(), ::isdigit) || num.size() > 6) {
-      throw DeviceSelectionError(fmt::format("'{}' is not a device: the index must be a number. "
-                                             "Devices here: {}",
-                                             request, existing(devices)));
+      throw DeviceSelectionError(
+          fmt::format("'{}' is not a device: the index must be a number. "
+                      "Devices here: {}",
+                      request, existing(devices)));
     }
     index = std::stoi(num);
   }
@@ -88,8 +88,9 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
     if (d.id.rfind(type + ":", 0) == 0) of_type.push_back(&d);
   }
   if (of_type.empty()) {
-    throw DeviceSelectionError(fmt::format("no {} device is visible to torch (requested '{}'). Devices here: {}",
-                                           type, request, existing(devices)));
+    throw DeviceSelectionError(
+        fmt::format("no {} device is visible to torch (requested '{}'). Devices here: {}", type, request,
+                    existing(devices)));
   }
   if (index < 0) index = of_type.front()->index;
   for (const auto* d : of_type) {
@@ -99,8 +100,9 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
       return choice;
     }
   }
-  throw DeviceSelectionError(fmt::format("device '{}' is out of range: torch sees {} {} device(s). Devices here: {}",
-                                         request, of_type.size(), type, existing(devices)));
+  throw DeviceSelectionError(
+      fmt::format("device '{}' is out of range: torch sees {} {} device(s). Devices here: {}", request,
+                  of_type.size(), type, existing(devices)));
 }
 
 }  // namespace accel

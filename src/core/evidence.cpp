@@ -105,7 +105,8 @@ std::string now_rfc3339() {
 json upgrade_report_json(json doc, const std::string& origin) {
   int version = doc.value("schema_version", 0);
   if (version < 1 || version > kSchemaVersion) {
-    throw ReportError(fmt::format("{} has schema_version {}, which this accel-doctor cannot read", origin, version));
+    throw ReportError(
+        fmt::format("{} has schema_version {}, which this accel-doctor cannot read", origin, version));
   }
   while (version < kSchemaVersion) {
     switch (version) {
@@ -127,14 +128,14 @@ Report parse_report(const std::string& text, const std::string& origin) {
   }
   if (!j.is_object()) throw ReportError(fmt::format("{} is not a report: expected a JSON object", origin));
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer()) {
-    throw ReportError(fmt::format(
-        "{} is not an accel-doctor report: it has no integer schema_version", origin));
+    throw ReportError(
+        fmt::format("{} is not an accel-doctor report: it has no integer schema_version", origin));
   }
   const int version = j["schema_version"].get<int>();
   if (version > kSchemaVersion) {
-    throw ReportError(fmt::format(
-        "{} has schema_version {}, newer than this accel-doctor reads ({}); upgrade accel-doctor",
-        origin, version, kSchemaVersion));
+    throw ReportError(
+        fmt::format("{} has schema_version {}, newer than this accel-doctor reads ({}); upgrade accel-doctor",
+                    origin, version, kSchemaVersion));
   }
   if (version < 1) {
     throw ReportError(fmt::format("{} has schema_version {}, which no release wrote", origin, version));

@@ -10,9 +10,9 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,10 +56,10 @@ struct Timing {
   double iqr_us = 0;
   double min_us = 0;
   double max_us = 0;
-  int warmup = 0;             ///< calls before the first sample
-  int inner = 1;              ///< calls per sample
-  std::string method;         ///< "device_events" or "host_clock" (host clock around a device sync)
-  bool noisy = false;         ///< IQR > 10% of the median
+  int warmup = 0;                 ///< calls before the first sample
+  int inner = 1;                  ///< calls per sample
+  std::string method;             ///< "device_events" or "host_clock" (host clock around a device sync)
+  bool noisy = false;             ///< IQR > 10% of the median
   bool budget_exhausted = false;  ///< stopped by the time budget before the spread settled
 };
 
@@ -71,8 +71,8 @@ Timing make_timing(std::vector<double> samples_us, int warmup, int inner, std::s
 
 /// Error text reduced to what a user needs, with the knowledge base's verdict.
 struct ErrorInfo {
-  std::string message;    ///< first line, without the C++ backtrace
-  std::string cause_id;   ///< kb/errors id, empty when not recognised
+  std::string message;   ///< first line, without the C++ backtrace
+  std::string cause_id;  ///< kb/errors id, empty when not recognised
   std::string cause;
   std::string fix;
   std::string reference;  ///< URL or document behind the cause
@@ -86,8 +86,8 @@ struct Work {
 
 /// Accuracy against a reference.
 struct Accuracy {
-  std::string method;         ///< "float64_reference", "statistical", "exact"
-  double rel_error = 0;       ///< ||out - ref|| / ||ref|| (Frobenius), or the statistic used
+  std::string method;    ///< "float64_reference", "statistical", "exact"
+  double rel_error = 0;  ///< ||out - ref|| / ||ref|| (Frobenius), or the statistic used
   double tolerance = 0;
   std::string detail;
 };
@@ -96,14 +96,14 @@ struct Accuracy {
 struct Roofline {
   double intensity_flop_per_byte = 0;
   double peak_tflops = 0;
-  std::string peak_source;            ///< "datasheet: ...", "measured", "estimated: formula"
+  std::string peak_source;  ///< "datasheet: ...", "measured", "estimated: formula"
   double bandwidth_gbps = 0;
   std::string bandwidth_source;
-  double bound_tflops = 0;            ///< min(peak, intensity * bandwidth)
+  double bound_tflops = 0;  ///< min(peak, intensity * bandwidth)
   double achieved_tflops = 0;
   double achieved_gbps = 0;
   double percent_of_bound = 0;
-  bool above_peak = false;            ///< > 105% of the bound: likely a timing error
+  bool above_peak = false;  ///< > 105% of the bound: likely a timing error
 };
 
 /// Where the work of one check ran, from a profiler capture of one call.
@@ -130,20 +130,20 @@ struct ProfileEvidence {
   int sync_count = 0;           ///< host waits on the device (stream/device/event syncs)
   double fallback_cost_us = 0;  ///< copy time a CPU fallback adds
   std::map<std::string, std::string> implementation;  ///< role -> library, e.g. gemm -> cuBLASLt
-  std::vector<std::string> ops;  ///< ATen ops seen, first few
+  std::vector<std::string> ops;                       ///< ATen ops seen, first few
 };
 
 /// One measured item: an operator check, a benchmark, or a workload step.
 struct Result {
-  std::string key;          ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
-  std::string kind;         ///< "check", "bench", "llm", "train"
+  std::string key;   ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
+  std::string kind;  ///< "check", "bench", "llm", "train"
   std::string name;
   std::string category;
-  std::string dtype;        ///< "fp32", "fp16", "bf16", "fp64", "int64", ...
-  std::string shape;        ///< human-readable, e.g. "1024x1024 @ 1024x1024"
-  std::string device;       ///< "cuda:0", "cpu"
+  std::string dtype;   ///< "fp32", "fp16", "bf16", "fp64", "int64", ...
+  std::string shape;   ///< human-readable, e.g. "1024x1024 @ 1024x1024"
+  std::string device;  ///< "cuda:0", "cpu"
   Status status = Status::skipped;
-  std::string reason;       ///< why skipped/unavailable/off_device/mismatch
+  std::string reason;                ///< why skipped/unavailable/off_device/mismatch
   std::optional<Timing> timing;      ///< on `device`
   std::optional<Timing> cpu_timing;  ///< same op on the CPU (when device is not the CPU)
   std::optional<double> speedup;     ///< cpu median / device median
@@ -161,10 +161,10 @@ struct Result {
 // ---------------------------------------------------------------- environment
 
 struct HostInfo {
-  std::string os;             ///< "Debian GNU/Linux 12 (bookworm)"
-  std::string kernel;         ///< uname -sr
+  std::string os;      ///< "Debian GNU/Linux 12 (bookworm)"
+  std::string kernel;  ///< uname -sr
   std::string hostname;
-  std::string arch;           ///< "x86_64"
+  std::string arch;  ///< "x86_64"
   std::string cpu_model;
   std::optional<int> logical_cores;
   std::optional<int> physical_cores;
@@ -174,34 +174,34 @@ struct HostInfo {
   /// "cpu MHz" of /proc/cpuinfo: a current clock, so peaks estimated from it
   /// may be under the real maximum.
   std::string cpu_clock_source;
-  std::vector<std::string> simd;      ///< "avx2", "avx512f", "amx_tile", ...
+  std::vector<std::string> simd;  ///< "avx2", "avx512f", "amx_tile", ...
   std::optional<std::uint64_t> memory_total_bytes;
   std::optional<std::uint64_t> memory_available_bytes;
-  std::string cpu_governor;           ///< cpufreq scaling governor / power plan
+  std::string cpu_governor;  ///< cpufreq scaling governor / power plan
   NotCollected not_collected;
 };
 
 struct BlasInfo {
-  std::string name;      ///< "openblas", "mkl", "blis", "reference", "accelerate", "unknown"
-  std::string library;   ///< path of the loaded library
+  std::string name;     ///< "openblas", "mkl", "blis", "reference", "accelerate", "unknown"
+  std::string library;  ///< path of the loaded library
   std::string version;
   std::string evidence;  ///< how it was recognised
   NotCollected not_collected;
 };
 
 struct TorchInfo {
-  std::string version;            ///< "2.11.0"
-  std::string source;             ///< how the build found it (Python torch, system libtorch)
-  std::string backend;            ///< "cuda", "rocm", "cpu" (what the build links)
+  std::string version;  ///< "2.11.0"
+  std::string source;   ///< how the build found it (Python torch, system libtorch)
+  std::string backend;  ///< "cuda", "rocm", "cpu" (what the build links)
   std::optional<bool> cxx11_abi;
-  std::string config;             ///< at::show_config() verbatim
+  std::string config;                        ///< at::show_config() verbatim
   std::map<std::string, std::string> build;  ///< parsed show_config: BLAS_INFO, USE_CUDA, ...
-  std::string cuda_version;       ///< runtime the build targets
+  std::string cuda_version;                  ///< runtime the build targets
   std::string hip_version;
   std::string cudnn_version;
   std::string miopen_version;
   std::string openmp;
-  std::string cpu_capability;     ///< "AVX2", "AVX512"
+  std::string cpu_capability;          ///< "AVX2", "AVX512"
   std::vector<std::string> arch_list;  ///< "sm_90", "gfx1030", ...
   std::optional<int> intra_op_threads;
   std::optional<int> inter_op_threads;
@@ -211,12 +211,12 @@ struct TorchInfo {
 
 /// An accelerator as torch sees it.
 struct DeviceInfo {
-  std::string id;          ///< "cuda:0"
+  std::string id;  ///< "cuda:0"
   int index = 0;
-  std::string type;        ///< "cuda", "hip" (reported as cuda by torch), "mps", "xpu", "cpu"
+  std::string type;  ///< "cuda", "hip" (reported as cuda by torch), "mps", "xpu", "cpu"
   std::string name;
-  std::string vendor;      ///< "nvidia", "amd", "intel", "apple"
-  std::string arch;        ///< "sm_90", "gfx1032"
+  std::string vendor;  ///< "nvidia", "amd", "intel", "apple"
+  std::string arch;    ///< "sm_90", "gfx1032"
   std::optional<std::uint64_t> total_memory_bytes;
   std::optional<int> multiprocessors;
   std::optional<bool> integrated;
@@ -234,30 +234,30 @@ struct PcieLink {
 
 /// A display-class PCI device found without torch (sysfs, KFD, NVML).
 struct GpuHardware {
-  std::string pci_address;     ///< "0000:03:00.0"
-  std::string vendor_id;       ///< "0x1002"
+  std::string pci_address;  ///< "0000:03:00.0"
+  std::string vendor_id;    ///< "0x1002"
   std::string device_id;
-  std::string vendor;          ///< "amd", "nvidia", "intel", other
-  std::string name;            ///< from NVML, the KFD, or pci.ids when present
-  std::string driver;          ///< kernel driver bound: "amdgpu", "nvidia", "i915", ""
+  std::string vendor;  ///< "amd", "nvidia", "intel", other
+  std::string name;    ///< from NVML, the KFD, or pci.ids when present
+  std::string driver;  ///< kernel driver bound: "amdgpu", "nvidia", "i915", ""
   std::optional<bool> integrated;
   std::string integrated_basis;  ///< why we think so
   std::optional<bool> boot_vga;
   std::optional<PcieLink> link;
   std::optional<std::uint64_t> vram_bytes;
-  std::string gfx_target;      ///< "gfx1032" (AMD, from the KFD topology)
-  std::string compute_capability;  ///< "9.0" (NVIDIA, from NVML / driver API)
+  std::string gfx_target;             ///< "gfx1032" (AMD, from the KFD topology)
+  std::string compute_capability;     ///< "9.0" (NVIDIA, from NVML / driver API)
   json vendor_info = json::object();  ///< NVML or amdgpu details: clocks, utilisation, processes
   NotCollected not_collected;
 };
 
 /// Driver and runtime facts gathered without torch.
 struct DriverInfo {
-  std::string nvidia_driver;       ///< NVML driver version
-  std::string cuda_driver_api;     ///< cuDriverGetVersion, "13.0"
-  std::string cuda_init_error;     ///< cuInit's error, when it failed
-  std::string rocm_version;        ///< /opt/rocm/.info/version
-  std::string amdgpu_driver;       ///< /sys/module/amdgpu/version
+  std::string nvidia_driver;              ///< NVML driver version
+  std::string cuda_driver_api;            ///< cuDriverGetVersion, "13.0"
+  std::string cuda_init_error;            ///< cuInit's error, when it failed
+  std::string rocm_version;               ///< /opt/rocm/.info/version
+  std::string amdgpu_driver;              ///< /sys/module/amdgpu/version
   std::vector<std::string> device_nodes;  ///< /dev/nvidia*, /dev/kfd with access result
   NotCollected not_collected;
 };
@@ -289,13 +289,13 @@ struct Environment {
 
 struct Finding {
   std::string id;
-  std::string severity;   ///< "critical", "warning", "info"
+  std::string severity;  ///< "critical", "warning", "info"
   std::string title;
   std::string evidence;
   std::string why;
   std::string fix;
   std::string reference;
-  double impact = 0;      ///< expected impact used to rank (higher first)
+  double impact = 0;  ///< expected impact used to rank (higher first)
 };
 
 struct ToolInfo {
@@ -305,10 +305,10 @@ struct ToolInfo {
 
 struct Context {
   ToolInfo tool;
-  std::string started_at;   ///< RFC 3339
+  std::string started_at;  ///< RFC 3339
   std::string finished_at;
   std::vector<std::string> argv;
-  std::string command;      ///< "ops", "env", "doctor", ...
+  std::string command;  ///< "ops", "env", "doctor", ...
   Environment environment;
 };
 
@@ -330,58 +330,51 @@ std::string now_rfc3339();
 void to_json(json& j, const Status& v);
 void from_json(const json& j, Status& v);
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, samples_us, median_us, iqr_us, min_us, max_us,
-                                                warmup, inner, method, noisy, budget_exhausted)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, samples_us, median_us, iqr_us, min_us, max_us, warmup,
+                                                inner, method, noisy, budget_exhausted)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorInfo, message, cause_id, cause, fix, reference)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Work, flops, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Accuracy, method, rel_error, tolerance, detail)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Roofline, intensity_flop_per_byte, peak_tflops,
-                                                peak_source, bandwidth_gbps, bandwidth_source,
-                                                bound_tflops, achieved_tflops, achieved_gbps,
-                                                percent_of_bound, above_peak)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, kernel_count,
-                                                kernel_time_us, kernels, h2d_count, h2d_bytes,
-                                                d2h_count, d2h_bytes, d2d_count, memcpy_time_us,
-                                                memset_count, sync_count, fallback_cost_us,
-                                                implementation, ops)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape,
-                                                device, status, reason, timing, cpu_timing, speedup,
-                                                work, metrics, accuracy, roofline, profile, warnings,
-                                                error, evidence, wall_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Roofline, intensity_flop_per_byte, peak_tflops, peak_source,
+                                                bandwidth_gbps, bandwidth_source, bound_tflops,
+                                                achieved_tflops, achieved_gbps, percent_of_bound, above_peak)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, kernel_count, kernel_time_us,
+                                                kernels, h2d_count, h2d_bytes, d2h_count, d2h_bytes,
+                                                d2d_count, memcpy_time_us, memset_count, sync_count,
+                                                fallback_cost_us, implementation, ops)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape, device,
+                                                status, reason, timing, cpu_timing, speedup, work, metrics,
+                                                accuracy, roofline, profile, warnings, error, evidence,
+                                                wall_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
-                                                logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source, simd,
-                                                memory_total_bytes, memory_available_bytes,
+                                                logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source,
+                                                simd, memory_total_bytes, memory_available_bytes,
                                                 cpu_governor, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence,
-                                                not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, backend, cxx11_abi,
-                                                config, build, cuda_version, hip_version,
-                                                cudnn_version, miopen_version, openmp,
-                                                cpu_capability, arch_list, intra_op_threads,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, backend, cxx11_abi, config, build,
+                                                cuda_version, hip_version, cudnn_version, miopen_version,
+                                                openmp, cpu_capability, arch_list, intra_op_threads,
                                                 inter_op_threads, features, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, id, index, type, name, vendor, arch,
                                                 total_memory_bytes, multiprocessors, integrated,
                                                 arch_in_build, pci_bus_id, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PcieLink, current_speed, max_speed, current_width,
-                                                max_width)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuHardware, pci_address, vendor_id, device_id,
-                                                vendor, name, driver, integrated, integrated_basis,
-                                                boot_vga, link, vram_bytes, gfx_target,
-                                                compute_capability, vendor_info, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverInfo, nvidia_driver, cuda_driver_api,
-                                                cuda_init_error, rocm_version, amdgpu_driver,
-                                                device_nodes, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PcieLink, current_speed, max_speed, current_width, max_width)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuHardware, pci_address, vendor_id, device_id, vendor, name,
+                                                driver, integrated, integrated_basis, boot_vga, link,
+                                                vram_bytes, gfx_target, compute_capability, vendor_info,
+                                                not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverInfo, nvidia_driver, cuda_driver_api, cuda_init_error,
+                                                rocm_version, amdgpu_driver, device_nodes, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EnvVar, name, value, effect)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceChoice, requested, chosen, reason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices,
-                                                gpus, env_vars, selection)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix,
-                                                reference, impact)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
+                                                env_vars, selection)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,
+                                                impact)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Context, tool, started_at, finished_at, argv,
-                                                command, environment)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report, schema_version, context, results, findings,
-                                                verdict)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Context, tool, started_at, finished_at, argv, command,
+                                                environment)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report, schema_version, context, results, findings, verdict)
 
 /// Thrown by report readers on malformed or unsupported input.
 struct ReportError : std::runtime_error {

@@ -61,8 +61,13 @@ MachineContext machine_context_of(const Environment& env, const std::string& dev
 }
 
 json machine_context_to_json(const MachineContext& m) {
-  return json{{"os", m.os},     {"arch", m.arch}, {"backend", m.backend},    {"gpu", m.gpu},
-              {"versions", m.versions}, {"env", m.env}, {"env_known", m.env_known}};
+  return json{{"os", m.os},
+              {"arch", m.arch},
+              {"backend", m.backend},
+              {"gpu", m.gpu},
+              {"versions", m.versions},
+              {"env", m.env},
+              {"env_known", m.env_known}};
 }
 
 MachineContext machine_context_from_json(const json& j) {

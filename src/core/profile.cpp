@@ -38,8 +38,8 @@ std::string_view to_string(TraceEvent::Kind k) {
 std::string copy_direction(std::string_view name) {
   // CUDA: "Memcpy HtoD (Pageable -> Device)", HIP: "hipMemcpyDtoH", "CopyHostToDevice".
   static const std::pair<const char*, const char*> kForms[] = {
-      {"HtoD", "HtoD"}, {"DtoH", "DtoH"}, {"DtoD", "DtoD"}, {"HtoH", "HtoH"}, {"PtoP", "DtoD"},
-      {"HostToDevice", "HtoD"}, {"DeviceToHost", "DtoH"}, {"DeviceToDevice", "DtoD"},
+      {"HtoD", "HtoD"}, {"DtoH", "DtoH"},         {"DtoD", "DtoD"},         {"HtoH", "HtoH"},
+      {"PtoP", "DtoD"}, {"HostToDevice", "HtoD"}, {"DeviceToHost", "DtoH"}, {"DeviceToDevice", "DtoD"},
   };
   for (const auto& [needle, dir] : kForms) {
     if (name.find(needle) != std::string_view::npos) return dir;
@@ -204,7 +204,8 @@ ImplementationTable ImplementationTable::load(const std::string& kb_dir) {
   return t;
 }
 
-std::map<std::string, std::string> ImplementationTable::identify(const std::vector<TraceEvent>& events) const {
+std::map<std::string, std::string> ImplementationTable::identify(
+    const std::vector<TraceEvent>& events) const {
   std::map<std::string, std::string> found;
   for (const auto& p : impl_->patterns) {
     if (found.count(p.role)) continue;
@@ -228,9 +229,10 @@ std::string ImplementationTable::role_of_kernel(const std::string& kernel) const
 
 std::size_t ImplementationTable::size() const { return impl_->patterns.size(); }
 
-DeviceTimeBreakdown attribute_device_time(const std::vector<TraceEvent>& events,
-                                          const std::function<std::string(const std::string&)>& class_of_annotation,
-                                          const ImplementationTable* implementations) {
+DeviceTimeBreakdown attribute_device_time(
+    const std::vector<TraceEvent>& events,
+    const std::function<std::string(const std::string&)>& class_of_annotation,
+    const ImplementationTable* implementations) {
   DeviceTimeBreakdown b;
   std::map<int64_t, const TraceEvent*> launches;  // correlation -> host runtime call
   std::vector<const TraceEvent*> annotations;
@@ -335,7 +337,8 @@ ProfileEvidence classify_events(const std::vector<TraceEvent>& events, const Cla
         break;
     }
   }
-  std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [dur, name] : kernels) {
     if (p.kernels.size() >= 5) break;
     if (std::find(p.kernels.begin(), p.kernels.end(), name) == p.kernels.end()) p.kernels.push_back(name);
@@ -348,8 +351,9 @@ ProfileEvidence classify_events(const std::vector<TraceEvent>& events, const Cla
     p.detail = "the target is the CPU";
   } else if (!options.profiler_sees_device) {
     p.where = "profiler_blind";
-    p.detail = "the profiler showed no device activity for a known device op (a matrix product) on this "
-               "build, so it cannot tell where this check ran";
+    p.detail =
+        "the profiler showed no device activity for a known device op (a matrix product) on this "
+        "build, so it cannot tell where this check ran";
   } else if (p.kernel_count > 0) {
     p.where = "device_kernels";
     p.detail = fmt::format("{} device kernel{} ran ({:.1f} µs on the device)", p.kernel_count,

@@ -20,11 +20,11 @@ struct TraceEvent {
   enum class Kind { op, kernel, memcpy, memset, sync, runtime, annotation, other };
   Kind kind = Kind::other;
   std::string name;
-  int device = -1;     ///< device index for device activity, -1 for host
+  int device = -1;  ///< device index for device activity, -1 for host
   double ts_us = 0;
   double dur_us = 0;
-  double bytes = 0;    ///< memcpy/memset bytes when the profiler reports them
-  std::string copy;    ///< "HtoD", "DtoH", "DtoD", "HtoH" for memcpy
+  double bytes = 0;          ///< memcpy/memset bytes when the profiler reports them
+  std::string copy;          ///< "HtoD", "DtoH", "DtoD", "HtoH" for memcpy
   int64_t correlation = -1;  ///< links a device activity to the host call that launched it
 };
 
@@ -84,25 +84,26 @@ std::size_t merge_chrome_traces(std::ostream& out, const std::vector<std::string
 /// correlation id, and that call to the innermost enclosing annotation.
 struct DeviceTimeBreakdown {
   std::map<std::string, double> by_class_us;  ///< class -> device µs
-  double kernel_us = 0;                      ///< sum of kernel durations
+  double kernel_us = 0;                       ///< sum of kernel durations
   double copy_us = 0;
   int kernels = 0;
-  double span_us = 0;           ///< first device activity start to last end
-  double busy_us = 0;           ///< union of device activity intervals
-  double idle_fraction = 0;     ///< 1 - busy / span
+  double span_us = 0;        ///< first device activity start to last end
+  double busy_us = 0;        ///< union of device activity intervals
+  double idle_fraction = 0;  ///< 1 - busy / span
 };
 
 /// `class_of_annotation` maps an annotation name to a class ("" = ignore
 /// it); kernels under no annotation are "GEMM" when `implementations` names
 /// them a GEMM, else "elementwise"; copies are "copies".
-DeviceTimeBreakdown attribute_device_time(const std::vector<TraceEvent>& events,
-                                          const std::function<std::string(const std::string&)>& class_of_annotation,
-                                          const ImplementationTable* implementations);
+DeviceTimeBreakdown attribute_device_time(
+    const std::vector<TraceEvent>& events,
+    const std::function<std::string(const std::string&)>& class_of_annotation,
+    const ImplementationTable* implementations);
 
 struct ClassifyOptions {
-  bool target_is_host = false;     ///< the check ran on the CPU
+  bool target_is_host = false;       ///< the check ran on the CPU
   bool profiler_sees_device = true;  ///< the profiler self-check saw device kernels
-  bool transfer_check = false;     ///< the op is a host<->device copy by design
+  bool transfer_check = false;       ///< the op is a host<->device copy by design
 };
 
 /// Summarises the events of one call and decides `where` it ran.

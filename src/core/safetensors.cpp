@@ -12,9 +12,8 @@ namespace accel {
 
 std::size_t safetensors_dtype_size(const std::string& dtype) {
   static const std::map<std::string, std::size_t> kSizes{
-      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2},
-      {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"I64", 8}, {"U64", 8},
-      {"F64", 8},
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2},
+      {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4},     {"I64", 8},     {"U64", 8}, {"F64", 8},
   };
   const auto it = kSizes.find(dtype);
   if (it == kSizes.end()) throw SafetensorsError(fmt::format("unknown safetensors dtype '{}'", dtype));
@@ -24,18 +23,19 @@ std::size_t safetensors_dtype_size(const std::string& dtype) {
 SafetensorsHeader parse_safetensors_header(const unsigned char* data, std::uint64_t available,
                                            std::uint64_t file_size, const std::string& origin) {
   if (file_size < 8 || available < 8) {
-    throw SafetensorsError(fmt::format("{}: too short to be a safetensors file ({} bytes)", origin, file_size));
+    throw SafetensorsError(
+        fmt::format("{}: too short to be a safetensors file ({} bytes)", origin, file_size));
   }
   std::uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
   constexpr std::uint64_t kMaxHeader = 100ull << 20;
   if (n > kMaxHeader) {
-    throw SafetensorsError(fmt::format("{}: header length {} is implausible (over 100 MB): not a safetensors file",
-                                       origin, n));
+    throw SafetensorsError(
+        fmt::format("{}: header length {} is implausible (over 100 MB): not a safetensors file", origin, n));
   }
   if (8 + n > file_size || 8 + n > available) {
-    throw SafetensorsError(fmt::format("{}: truncated: the header says {} bytes but the file has {}", origin,
-                                       8 + n, file_size));
+    throw SafetensorsError(
+        fmt::format("{}: truncated: the header says {} bytes but the file has {}", origin, 8 + n, file_size));
   }
   json j;
   try {
@@ -66,11 +66,13 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* data, std::uint6
       e.begin = h.data_start + offsets[0];
       e.end = h.data_start + offsets[1];
     } catch (const json::exception& ex) {
-      throw SafetensorsError(fmt::format("{}: tensor '{}' has a malformed entry: {}", origin, name, ex.what()));
+      throw SafetensorsError(
+          fmt::format("{}: tensor '{}' has a malformed entry: {}", origin, name, ex.what()));
     }
     std::uint64_t elems = 1;
     for (const auto d : e.shape) {
-      if (d < 0) throw SafetensorsError(fmt::format("{}: tensor '{}' has a negative dimension", origin, name));
+      if (d < 0)
+        throw SafetensorsError(fmt::format("{}: tensor '{}' has a negative dimension", origin, name));
       elems *= static_cast<std::uint64_t>(d);
     }
     std::size_t elem_size = 0;
@@ -80,12 +82,14 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* data, std::uint6
       throw SafetensorsError(fmt::format("{}: tensor '{}': {}", origin, name, ex.what()));
     }
     if (e.end < e.begin || e.end - e.begin != elems * elem_size) {
-      throw SafetensorsError(fmt::format("{}: tensor '{}' has {} bytes for shape [{}] of {} ({} expected)", origin,
-                                         name, e.end - e.begin, fmt::join(e.shape, ", "), e.dtype, elems * elem_size));
+      throw SafetensorsError(fmt::format("{}: tensor '{}' has {} bytes for shape [{}] of {} ({} expected)",
+                                         origin, name, e.end - e.begin, fmt::join(e.shape, ", "), e.dtype,
+                                         elems * elem_size));
     }
     if (e.end > file_size) {
-      throw SafetensorsError(fmt::format("{}: truncated: tensor '{}' ends at byte {} but the file has {} bytes",
-                                         origin, name, e.end, file_size));
+      throw SafetensorsError(
+          fmt::format("{}: truncated: tensor '{}' ends at byte {} but the file has {} bytes", origin, name,
+                      e.end, file_size));
     }
     spans.emplace_back(e.begin, e.end);
     h.tensors.emplace(name, std::move(e));
@@ -105,7 +109,8 @@ std::string write_safetensors(
   std::string body;
   for (const auto& [name, t] : tensors) {
     const auto& [dtype, shape, bytes] = t;
-    header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {body.size(), body.size() + bytes.size()}}};
+    header[name] = {
+        {"dtype", dtype}, {"shape", shape}, {"data_offsets", {body.size(), body.size() + bytes.size()}}};
     body += bytes;
   }
   header["__metadata__"] = {{"format", "pt"}};

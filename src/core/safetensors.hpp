@@ -21,10 +21,10 @@ struct SafetensorsError : std::runtime_error {
 
 struct SafetensorsEntry {
   std::string name;
-  std::string dtype;            ///< "BF16", "F16", "F32", "F64", "I64", "I32", "I8", "U8", "BOOL", ...
+  std::string dtype;  ///< "BF16", "F16", "F32", "F64", "I64", "I32", "I8", "U8", "BOOL", ...
   std::vector<int64_t> shape;
-  std::uint64_t begin = 0;      ///< absolute byte offset in the file
-  std::uint64_t end = 0;        ///< absolute, exclusive
+  std::uint64_t begin = 0;  ///< absolute byte offset in the file
+  std::uint64_t end = 0;    ///< absolute, exclusive
 };
 
 struct SafetensorsHeader {

@@ -96,8 +96,8 @@ ParsedTorchConfig parse_torch_config(const std::string& text) {
   return c;
 }
 
-std::optional<bool> arch_in_build(const std::vector<std::string>& arch_list,
-                                  const std::string& device_arch, std::string* how) {
+std::optional<bool> arch_in_build(const std::vector<std::string>& arch_list, const std::string& device_arch,
+                                  std::string* how) {
   auto say = [&](const std::string& s) {
     if (how) *how = s;
   };
@@ -154,13 +154,15 @@ void name_static_blas(BlasInfo& blas, const std::map<std::string, std::string>& 
   std::string v;
   for (char c : it->second) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   static const std::map<std::string, std::string> kNames{
-      {"mkl", "mkl"},   {"open", "openblas"},         {"openblas", "openblas"}, {"blis", "blis"},
-      {"flexi", "flexiblas"}, {"accelerate", "accelerate"}, {"eigen", "eigen"},       {"generic", "reference"}};
+      {"mkl", "mkl"},     {"open", "openblas"},    {"openblas", "openblas"},
+      {"blis", "blis"},   {"flexi", "flexiblas"},  {"accelerate", "accelerate"},
+      {"eigen", "eigen"}, {"generic", "reference"}};
   const auto n = kNames.find(v);
   if (n == kNames.end()) return;
   blas.name = n->second;
-  blas.evidence += (blas.evidence.empty() ? "" : "; ") +
-                   ("named from torch's build configuration BLAS_INFO=" + it->second + " (linked into torch)");
+  blas.evidence +=
+      (blas.evidence.empty() ? "" : "; ") +
+      ("named from torch's build configuration BLAS_INFO=" + it->second + " (linked into torch)");
 }
 
 }  // namespace accel

@@ -49,7 +49,7 @@ void name_static_blas(BlasInfo& blas, const std::map<std::string, std::string>& 
 /// (sm_90a) run only on that exact arch. AMD gfx targets must match exactly
 /// (a code object is built for one ISA); HSA_OVERRIDE_GFX_VERSION can make the
 /// runtime treat a device as another target, which is reported separately.
-std::optional<bool> arch_in_build(const std::vector<std::string>& arch_list,
-                                  const std::string& device_arch, std::string* how = nullptr);
+std::optional<bool> arch_in_build(const std::vector<std::string>& arch_list, const std::string& device_arch,
+                                  std::string* how = nullptr);
 
 }  // namespace accel

@@ -1,8 +1,8 @@
 #include "engine/environment.hpp"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
-#include <ATen/Context.h>
 
 #include <fmt/format.h>
 

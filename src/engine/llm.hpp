@@ -26,16 +26,16 @@ namespace accel::engine {
 
 struct LlmOptions {
   std::string device = "cpu";
-  std::string preset;          ///< empty: llama-3.2-1b on a GPU, tiny (quick) or qwen2.5-0.5b on the CPU
-  std::string weights_dir;     ///< a Hugging Face checkpoint instead of random weights
-  std::string dtype;           ///< fp32, fp16, bf16; empty: bf16 on a GPU, fp32 on the CPU
+  std::string preset;              ///< empty: llama-3.2-1b on a GPU, tiny (quick) or qwen2.5-0.5b on the CPU
+  std::string weights_dir;         ///< a Hugging Face checkpoint instead of random weights
+  std::string dtype;               ///< fp32, fp16, bf16; empty: bf16 on a GPU, fp32 on the CPU
   std::string attention = "auto";  ///< sdpa, math, auto (sdpa when this torch has it)
   std::vector<int> batches{1};
-  std::vector<int> prompts;    ///< empty: {128, 512} ({128} quick)
-  std::vector<int> gens;       ///< empty: {128} ({32} quick)
-  bool graphs = true;          ///< graph-replay decode where the backend has graphs
-  bool cpu_compare = true;     ///< smaller preset on device and CPU for the speed-up
-  std::string cpu_preset;      ///< empty: tiny (quick) or qwen2.5-0.5b
+  std::vector<int> prompts;  ///< empty: {128, 512} ({128} quick)
+  std::vector<int> gens;     ///< empty: {128} ({32} quick)
+  bool graphs = true;        ///< graph-replay decode where the backend has graphs
+  bool cpu_compare = true;   ///< smaller preset on device and CPU for the speed-up
+  std::string cpu_preset;    ///< empty: tiny (quick) or qwen2.5-0.5b
   bool quick = false;
   bool isolate = true;
   double item_timeout_s = 600;

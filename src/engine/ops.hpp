@@ -33,15 +33,15 @@ struct CheckInfo {
 };
 
 struct OpsOptions {
-  std::string device = "cpu";           ///< resolved device, e.g. "cuda:0"
-  bool quick = false;                   ///< fewer repeats
-  std::vector<std::string> filters;     ///< select by category, name, dtype or key part
-  bool isolate = true;                  ///< run in a worker process
-  double check_timeout_s = 120;         ///< per check, then `hung`
-  bool include_test_checks = false;     ///< the selftest category (tests only)
-  MachineContext machine;               ///< for error causes and fixes
-  bool profile = true;                  ///< profiler evidence per check
-  std::string trace_path;               ///< write the merged Chrome trace here (--trace)
+  std::string device = "cpu";        ///< resolved device, e.g. "cuda:0"
+  bool quick = false;                ///< fewer repeats
+  std::vector<std::string> filters;  ///< select by category, name, dtype or key part
+  bool isolate = true;               ///< run in a worker process
+  double check_timeout_s = 120;      ///< per check, then `hung`
+  bool include_test_checks = false;  ///< the selftest category (tests only)
+  MachineContext machine;            ///< for error causes and fixes
+  bool profile = true;               ///< profiler evidence per check
+  std::string trace_path;            ///< write the merged Chrome trace here (--trace)
 };
 
 /// Progress callbacks: on_start before each check, on_result when it is final.

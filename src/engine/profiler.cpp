@@ -2,11 +2,11 @@
 
 #include <torch/csrc/autograd/profiler_kineto.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include <fmt/format.h>
 

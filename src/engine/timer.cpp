@@ -95,8 +95,7 @@ TimerOptions TimerOptions::bench_quick() {
   return o;
 }
 
-Timing time_op(const c10::Device& device, const std::function<void()>& fn,
-               const TimerOptions& options) {
+Timing time_op(const c10::Device& device, const std::function<void()>& fn, const TimerOptions& options) {
   bool events = options.use_events && has_timing_events(device);
   auto sample = [&](int inner) {
 #if ACCEL_TORCH_AT_LEAST(2, 5)
@@ -109,8 +108,8 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn,
   fn();
   synchronize(device);
   const double single_us = std::max(sample(1), 0.01);
-  const int inner = std::clamp(static_cast<int>(std::ceil(options.min_sample_us / single_us)), 1,
-                               options.max_inner);
+  const int inner =
+      std::clamp(static_cast<int>(std::ceil(options.min_sample_us / single_us)), 1, options.max_inner);
 
   // 2. warm-up: at least warmup_ms, then chunks of ~warmup_ms while the
   //    per-call time still improves by more than 2% (clock ramp-up), at most
@@ -155,8 +154,8 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn,
       break;
     }
   }
-  return make_timing(std::move(samples), 1 + warmup_calls, inner,
-                     events ? "device_events" : "host_clock", exhausted);
+  return make_timing(std::move(samples), 1 + warmup_calls, inner, events ? "device_events" : "host_clock",
+                     exhausted);
 }
 
 }  // namespace accel::engine

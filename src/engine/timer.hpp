@@ -50,7 +50,6 @@ std::vector<double> time_each(const c10::Device& device, int n, const std::funct
 
 /// Times `fn` on `device`. `fn` must queue the whole operation (it may return
 /// before the device finishes). Throws whatever `fn` throws.
-Timing time_op(const c10::Device& device, const std::function<void()>& fn,
-               const TimerOptions& options = {});
+Timing time_op(const c10::Device& device, const std::function<void()>& fn, const TimerOptions& options = {});
 
 }  // namespace accel::engine

@@ -24,14 +24,15 @@ std::unique_ptr<WorkerSuite> make_suite(const std::string& suite, const json& jo
   throw std::invalid_argument("unknown suite '" + suite + "'");
 }
 
-std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options, bool isolate,
-                              const RunCallbacks& cb) {
+std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options,
+                              bool isolate, const RunCallbacks& cb) {
   if (items.empty()) return {};
   if (isolate) {
     try {
       return run_isolated(items, options, cb);
     } catch (const platform::SubprocessError& e) {
-      std::cerr << "accel-doctor: cannot run a worker process (" << e.what() << "); running in this process\n";
+      std::cerr << "accel-doctor: cannot run a worker process (" << e.what()
+                << "); running in this process\n";
     }
   }
   json job = options.job;
@@ -44,8 +45,8 @@ std::vector<Result> run_suite(const std::vector<ItemInfo>& items, const Isolatio
   } catch (const std::exception& e) {
     for (const auto& item : items) {
       results.push_back(failed_result(item, options.device, Status::error,
-                                      std::string("the device could not be prepared: ") + e.what(), "", options.kb,
-                                      options.machine));
+                                      std::string("the device could not be prepared: ") + e.what(), "",
+                                      options.kb, options.machine));
       if (cb.on_result) cb.on_result(results.back());
     }
     return results;

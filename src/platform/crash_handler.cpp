@@ -4,8 +4,8 @@
 #include <initializer_list>
 
 #if !defined(_WIN32)
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 #if defined(__GLIBC__)
 #include <execinfo.h>
 #endif
@@ -25,17 +25,18 @@ void write_str(const char* s) {
 void on_fatal(int sig) {
   // Only async-signal-safe calls below (write, backtrace_symbols_fd, raise).
   write_str("\naccel-doctor: internal error: fatal signal ");
-  const char* name = sig == SIGSEGV ? "SIGSEGV"
-                     : sig == SIGBUS ? "SIGBUS"
-                     : sig == SIGFPE ? "SIGFPE"
-                     : sig == SIGILL ? "SIGILL"
+  const char* name = sig == SIGSEGV   ? "SIGSEGV"
+                     : sig == SIGBUS  ? "SIGBUS"
+                     : sig == SIGFPE  ? "SIGFPE"
+                     : sig == SIGILL  ? "SIGILL"
                      : sig == SIGABRT ? "SIGABRT"
                                       : "?";
   write_str(name);
   write_str(" during: ");
   write_str(g_phase);
-  write_str("\nPlease report it with the command line and this backtrace "
-            "(the measurements of this run so far are lost; `--json` reports of earlier runs are not affected):\n");
+  write_str(
+      "\nPlease report it with the command line and this backtrace "
+      "(the measurements of this run so far are lost; `--json` reports of earlier runs are not affected):\n");
 #if defined(__GLIBC__)
   void* frames[64];
   const int n = backtrace(frames, 64);

@@ -2,8 +2,8 @@
 // /proc/cpuinfo, /proc/meminfo, /sys/devices/system/cpu/*/cpufreq.
 #if defined(__linux__)
 
-#include <cmath>
 #include <sys/utsname.h>
+#include <cmath>
 
 #include <algorithm>
 #include <cctype>
@@ -121,7 +121,8 @@ std::optional<double> cpuinfo_max_mhz(const ProbeRoots& roots) {
     at += 7;
     if (colon == std::string::npos || (eol != std::string::npos && colon > eol)) continue;
     try {
-      const double v = std::stod(text->substr(colon + 1, eol == std::string::npos ? std::string::npos : eol - colon - 1));
+      const double v =
+          std::stod(text->substr(colon + 1, eol == std::string::npos ? std::string::npos : eol - colon - 1));
       if (v > 0 && std::isfinite(v)) best = std::max(best.value_or(0), v);
     } catch (const std::exception&) {
     }
@@ -153,7 +154,8 @@ void probe_frequency(const ProbeRoots& roots, HostInfo& h) {
     h.cpu_clock_source = "cpufreq cpuinfo_max_freq";
   } else if (const auto mhz = cpuinfo_max_mhz(roots)) {
     h.cpu_max_mhz = *mhz;
-    h.cpu_clock_source = "/proc/cpuinfo cpu MHz (no cpufreq here: a current clock, the maximum may be higher)";
+    h.cpu_clock_source =
+        "/proc/cpuinfo cpu MHz (no cpufreq here: a current clock, the maximum may be higher)";
   } else {
     h.not_collected["cpu_max_mhz"] = why_none + " and no \"cpu MHz\" in " + join(roots.proc, "cpuinfo");
   }

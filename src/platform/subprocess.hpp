@@ -17,7 +17,7 @@ struct SubprocessError : std::runtime_error {
 
 /// How a child ended.
 struct ExitInfo {
-  bool exited = false;    ///< normal exit; `code` is the exit status
+  bool exited = false;  ///< normal exit; `code` is the exit status
   int code = 0;
   bool signaled = false;  ///< killed by a signal; `signal` is its number
   int signal = 0;

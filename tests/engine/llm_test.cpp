@@ -63,13 +63,15 @@ void write_checkpoint(const fs::path& dir, const LlamaConfig& cfg, const Weights
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("accel-llm-test-" + name + "-" + std::to_string(::getpid()));
+  const fs::path p =
+      fs::temp_directory_path() / ("accel-llm-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(p);
   return p;
 }
 
 double rel(const at::Tensor& a, const at::Tensor& b) {
-  return (a.to(at::kDouble) - b.to(at::kDouble)).norm().item<double>() / b.to(at::kDouble).norm().item<double>();
+  return (a.to(at::kDouble) - b.to(at::kDouble)).norm().item<double>() /
+         b.to(at::kDouble).norm().item<double>();
 }
 }  // namespace
 

@@ -18,7 +18,8 @@ DeviceInfo dev(int index, const std::string& name, double gib, bool integrated) 
 
 TEST(DeviceSelect, AutoPrefersDiscreteOverIntegrated) {
   // The rocm-igpu-selected case: the Vega iGPU is device 0.
-  const std::vector<DeviceInfo> devs{dev(0, "AMD Radeon Vega 11", 16, true), dev(1, "AMD Radeon RX 6600", 8, false)};
+  const std::vector<DeviceInfo> devs{dev(0, "AMD Radeon Vega 11", 16, true),
+                                     dev(1, "AMD Radeon RX 6600", 8, false)};
   const auto c = select_device("auto", devs);
   EXPECT_EQ(c.chosen, "cuda:1");
   EXPECT_NE(c.reason.find("discrete before integrated"), std::string::npos);

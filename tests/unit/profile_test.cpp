@@ -70,13 +70,15 @@ TEST(Implementations, NamesTheLibrariesSeenOnTheH200) {
 
 TEST(Implementations, RocmAndMathPaths) {
   const auto t = table();
-  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1")}).at("gemm"),
-            "rocBLAS (Tensile)");
+  EXPECT_EQ(
+      t.identify({ev(TraceEvent::Kind::kernel, "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1")}).at("gemm"),
+      "rocBLAS (Tensile)");
   EXPECT_EQ(t.identify({ev(TraceEvent::Kind::op, "aten::scaled_dot_product_attention"),
                         ev(TraceEvent::Kind::op, "aten::_scaled_dot_product_attention_math")})
                 .at("sdpa"),
             "math (unfused matmul + softmax)");
-  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "MIOpenBatchNormFwdTrainSpatial")}).at("norm"), "MIOpen");
+  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "MIOpenBatchNormFwdTrainSpatial")}).at("norm"),
+            "MIOpen");
   EXPECT_TRUE(t.identify({ev(TraceEvent::Kind::kernel, "some_unknown_kernel")}).empty());
 }
 
@@ -108,7 +110,8 @@ TEST(Classify, CpuFallbackCountsTheCopiesItCosts) {
 TEST(Classify, TransferChecksAreDeviceWork) {
   ClassifyOptions o;
   o.transfer_check = true;
-  const auto p = classify_events({ev(TraceEvent::Kind::memcpy, "Memcpy HtoD (Pinned -> Device)", 10, 4096)}, o);
+  const auto p =
+      classify_events({ev(TraceEvent::Kind::memcpy, "Memcpy HtoD (Pinned -> Device)", 10, 4096)}, o);
   EXPECT_EQ(p.where, "device_kernels");
 }
 

@@ -10,7 +10,8 @@ namespace {
 std::string f32_bytes(std::size_t n) { return std::string(n * 4, '\x01'); }
 
 SafetensorsHeader parse(const std::string& file) {
-  return parse_safetensors_header(reinterpret_cast<const unsigned char*>(file.data()), file.size(), file.size(), "t");
+  return parse_safetensors_header(reinterpret_cast<const unsigned char*>(file.data()), file.size(),
+                                  file.size(), "t");
 }
 
 void expect_error(const std::string& file, const std::string& fragment) {
@@ -30,7 +31,8 @@ std::string with_header(const std::string& header_json, const std::string& body)
 }  // namespace
 
 TEST(Safetensors, RoundTrip) {
-  const std::string file = write_safetensors({{"a", {"F32", {2, 3}, f32_bytes(6)}}, {"b", {"BF16", {4}, std::string(8, 'x')}}});
+  const std::string file =
+      write_safetensors({{"a", {"F32", {2, 3}, f32_bytes(6)}}, {"b", {"BF16", {4}, std::string(8, 'x')}}});
   const auto h = parse(file);
   ASSERT_EQ(h.tensors.size(), 2u);
   EXPECT_EQ(h.tensors.at("a").shape, (std::vector<int64_t>{2, 3}));

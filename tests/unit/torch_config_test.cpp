@@ -26,8 +26,9 @@ TEST(TorchConfig, ParsesTheH200CudaBuild) {
   EXPECT_EQ(c.cpu_capability, "AVX512");
   // CXX_FLAGS holds ", " inside its value only at pair boundaries; the flags stay whole.
   EXPECT_NE(c.build.at("CXX_FLAGS").find("-DUSE_KINETO"), std::string::npos);
-  const std::vector<std::string> want{"compute_75", "sm_75", "compute_80", "sm_80", "compute_86", "sm_86",
-                                      "compute_90", "sm_90", "compute_100", "sm_100", "compute_120", "sm_120"};
+  const std::vector<std::string> want{"compute_75",  "sm_75",  "compute_80",  "sm_80",
+                                      "compute_86",  "sm_86",  "compute_90",  "sm_90",
+                                      "compute_100", "sm_100", "compute_120", "sm_120"};
   EXPECT_EQ(c.arch_list, want);
 }
 

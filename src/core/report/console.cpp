@@ -315,7 +315,9 @@ std::string note_for(const Result& r) {
     return r.error->message;
   }
   if (!r.reason.empty()) return r.reason;
-  if (!r.warnings.empty()) return fmt::format("{} warning{}: {}", r.warnings.size(), r.warnings.size() > 1 ? "s" : "", r.warnings.front());
+  if (!r.warnings.empty())
+    return fmt::format("{} warning{}: {}", r.warnings.size(), r.warnings.size() > 1 ? "s" : "",
+                       r.warnings.front());
   if (r.profile && !r.profile->implementation.empty()) {
     std::string s;
     for (const auto& [role, impl] : r.profile->implementation) {
@@ -606,10 +608,12 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
     const bool fallback = r.profile && r.profile->where == "cpu_fallback";
     const bool problem = (r.status != Status::ok && r.status != Status::skipped) || fallback;
     if (!problem && r.warnings.empty()) continue;
-    out += fmt::format("{} {} [{}] on {}: {}\n", colorize_status(r.status, "●", style), bold(r.key, style),
-                       to_string(r.status), r.device, r.reason.empty() && r.error ? r.error->message : r.reason);
+    out +=
+        fmt::format("{} {} [{}] on {}: {}\n", colorize_status(r.status, "●", style), bold(r.key, style),
+                    to_string(r.status), r.device, r.reason.empty() && r.error ? r.error->message : r.reason);
     if (r.error) {
-      if (!r.reason.empty() && r.reason != r.error->message) out += fmt::format("    message: {}\n", r.error->message);
+      if (!r.reason.empty() && r.reason != r.error->message)
+        out += fmt::format("    message: {}\n", r.error->message);
       if (!r.error->cause.empty()) out += fmt::format("    cause:   {}\n", r.error->cause);
       if (!r.error->fix.empty()) out += fmt::format("    fix:     {}\n", r.error->fix);
       if (!r.error->reference.empty()) out += fmt::format("    see:     {}\n", r.error->reference);
@@ -620,7 +624,10 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
         while (start < tail.size()) {
           auto nl = tail.find('\n', start);
           if (nl == std::string::npos) nl = tail.size();
-          out += "      " + fit(tail.substr(start, nl - start), static_cast<std::size_t>(std::max(20, style.width - 6))) + "\n";
+          out +=
+              "      " +
+              fit(tail.substr(start, nl - start), static_cast<std::size_t>(std::max(20, style.width - 6))) +
+              "\n";
           start = nl + 1;
         }
       }
@@ -642,16 +649,18 @@ std::string render_check_problems_brief(const std::vector<Result>& results, cons
     const std::string message = r.reason.empty() && r.error ? r.error->message : r.reason;
     if (r.status == Status::unavailable) {
       std::string cause = r.error && !r.error->cause.empty() ? r.error->cause : message;
-      auto it = std::find_if(unavailable.begin(), unavailable.end(), [&](const auto& g) { return g.first == cause; });
+      auto it = std::find_if(unavailable.begin(), unavailable.end(),
+                             [&](const auto& g) { return g.first == cause; });
       if (it == unavailable.end()) it = unavailable.insert(unavailable.end(), {cause, Group{}});
       it->second.keys.push_back(r.key);
       continue;
     }
     if ((r.status == Status::ok || r.status == Status::skipped) && !fallback) continue;
-    out += fmt::format("{} {} [{}]: {}\n", colorize_status(r.status, "●", style), r.key,
-                       fallback && r.status == Status::ok ? "cpu_fallback" : to_string(r.status),
-                       fit(fallback && r.status == Status::ok ? r.profile->detail : message,
-                           static_cast<std::size_t>(std::max(30, style.width - 12 - static_cast<int>(r.key.size())))));
+    out += fmt::format(
+        "{} {} [{}]: {}\n", colorize_status(r.status, "●", style), r.key,
+        fallback && r.status == Status::ok ? "cpu_fallback" : to_string(r.status),
+        fit(fallback && r.status == Status::ok ? r.profile->detail : message,
+            static_cast<std::size_t>(std::max(30, style.width - 12 - static_cast<int>(r.key.size())))));
   }
   for (const auto& [cause, g] : unavailable) {
     std::string keys;
@@ -670,20 +679,25 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   line(out, "OS", or_missing(h.os, h.not_collected, "os"));
   line(out, "kernel", or_missing(h.kernel, h.not_collected, "kernel"));
   line(out, "CPU", or_missing(h.cpu_model, h.not_collected, "cpu_model"));
-  line(out, "cores", opt_or_missing<int>(h.logical_cores, h.not_collected, "logical_cores", [&](const int& n) {
-         return fmt::format("{} logical{}", n, h.physical_cores ? fmt::format(", {} physical", *h.physical_cores) : "");
+  line(out, "cores",
+       opt_or_missing<int>(h.logical_cores, h.not_collected, "logical_cores", [&](const int& n) {
+         return fmt::format("{} logical{}", n,
+                            h.physical_cores ? fmt::format(", {} physical", *h.physical_cores) : "");
        }));
-  line(out, "max clock", h.cpu_max_mhz ? fmt::format("{:.0f} MHz{}", *h.cpu_max_mhz,
-                                                    h.cpu_clock_source.empty() ? "" : " (" + h.cpu_clock_source + ")")
-                                      : or_missing("", h.not_collected, "cpu_max_mhz"));
-  line(out, "SIMD", h.simd.empty() ? or_missing("", h.not_collected, "simd") : fmt::format("{}", fmt::join(h.simd, " ")));
-  line(out, "memory", opt_or_missing<std::uint64_t>(h.memory_total_bytes, h.not_collected, "memory_total_bytes",
-                                                     [&](const std::uint64_t& b) {
-                                                       std::string s = format_bytes(static_cast<double>(b)) + " total";
-                                                       if (h.memory_available_bytes)
-                                                         s += ", " + format_bytes(static_cast<double>(*h.memory_available_bytes)) + " available";
-                                                       return s;
-                                                     }));
+  line(out, "max clock",
+       h.cpu_max_mhz ? fmt::format("{:.0f} MHz{}", *h.cpu_max_mhz,
+                                   h.cpu_clock_source.empty() ? "" : " (" + h.cpu_clock_source + ")")
+                     : or_missing("", h.not_collected, "cpu_max_mhz"));
+  line(out, "SIMD",
+       h.simd.empty() ? or_missing("", h.not_collected, "simd") : fmt::format("{}", fmt::join(h.simd, " ")));
+  line(out, "memory",
+       opt_or_missing<std::uint64_t>(
+           h.memory_total_bytes, h.not_collected, "memory_total_bytes", [&](const std::uint64_t& b) {
+             std::string s = format_bytes(static_cast<double>(b)) + " total";
+             if (h.memory_available_bytes)
+               s += ", " + format_bytes(static_cast<double>(*h.memory_available_bytes)) + " available";
+             return s;
+           }));
   if (!h.cpu_governor.empty()) line(out, "CPU governor", h.cpu_governor);
 
   const auto& t = env.torch;
@@ -694,8 +708,9 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   if (!t.cudnn_version.empty()) line(out, "cuDNN", t.cudnn_version);
   if (!t.hip_version.empty()) line(out, "HIP runtime", t.hip_version);
   if (!t.miopen_version.empty()) line(out, "MIOpen", t.miopen_version);
-  line(out, "arch list", t.arch_list.empty() ? or_missing("", t.not_collected, "arch_list")
-                                              : fmt::format("{}", fmt::join(t.arch_list, " ")));
+  line(out, "arch list",
+       t.arch_list.empty() ? or_missing("", t.not_collected, "arch_list")
+                           : fmt::format("{}", fmt::join(t.arch_list, " ")));
   auto build = [&](const char* key) {
     const auto it = t.build.find(key);
     return it == t.build.end() ? std::string("?") : it->second;
@@ -703,23 +718,28 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   line(out, "BLAS / LAPACK (build)", fmt::format("{} / {}", build("BLAS_INFO"), build("LAPACK_INFO")));
   if (!t.openmp.empty()) line(out, "OpenMP", t.openmp);
   if (!t.cpu_capability.empty()) line(out, "CPU capability", t.cpu_capability);
-  line(out, "C++11 ABI", t.cxx11_abi ? (*t.cxx11_abi ? "yes" : "no") : or_missing("", t.not_collected, "cxx11_abi"));
-  line(out, "threads", fmt::format("intra-op {}, inter-op {}", t.intra_op_threads.value_or(-1), t.inter_op_threads.value_or(-1)));
+  line(out, "C++11 ABI",
+       t.cxx11_abi ? (*t.cxx11_abi ? "yes" : "no") : or_missing("", t.not_collected, "cxx11_abi"));
+  line(out, "threads",
+       fmt::format("intra-op {}, inter-op {}", t.intra_op_threads.value_or(-1),
+                   t.inter_op_threads.value_or(-1)));
   std::vector<std::string> feats;
   for (const auto& [k, v] : t.features) feats.push_back(k + (v ? "+" : "-"));
   line(out, "features", fmt::format("{}", fmt::join(feats, " ")));
 
   const auto& b = env.blas;
   out += bold("CPU BLAS loaded in this process", style) + "\n";
-  line(out, "library", or_missing(b.name, b.not_collected, "name") + (b.version.empty() ? "" : " " + b.version));
+  line(out, "library",
+       or_missing(b.name, b.not_collected, "name") + (b.version.empty() ? "" : " " + b.version));
   if (!b.library.empty()) line(out, "path", b.library);
   if (!b.evidence.empty()) line(out, "recognised by", b.evidence);
 
   const auto& d = env.driver;
   out += bold("Drivers", style) + "\n";
   line(out, "NVIDIA driver", or_missing(d.nvidia_driver, d.not_collected, "nvidia_driver"));
-  line(out, "CUDA driver API", d.cuda_driver_api.empty() ? or_missing(d.cuda_init_error, d.not_collected, "cuda_driver_api")
-                                                         : d.cuda_driver_api);
+  line(out, "CUDA driver API",
+       d.cuda_driver_api.empty() ? or_missing(d.cuda_init_error, d.not_collected, "cuda_driver_api")
+                                 : d.cuda_driver_api);
   line(out, "ROCm", or_missing(d.rocm_version, d.not_collected, "rocm_version"));
   if (!d.amdgpu_driver.empty()) line(out, "amdgpu", d.amdgpu_driver);
   for (const auto& n : d.device_nodes) line(out, "device node", n);
@@ -729,7 +749,8 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   for (const auto& dev : env.devices) {
     std::string s = fmt::format("{}  {}  {}", dev.id, dev.name, dev.arch);
     if (dev.total_memory_bytes) s += "  " + format_bytes(static_cast<double>(*dev.total_memory_bytes));
-    if (dev.multiprocessors) s += fmt::format("  {} {}", *dev.multiprocessors, dev.vendor == "amd" ? "CUs" : "SMs");
+    if (dev.multiprocessors)
+      s += fmt::format("  {} {}", *dev.multiprocessors, dev.vendor == "amd" ? "CUs" : "SMs");
     if (dev.integrated) s += *dev.integrated ? "  integrated" : "  discrete";
     if (dev.arch_in_build) {
       s += *dev.arch_in_build ? "  arch in build" : "  ARCH NOT IN BUILD";
@@ -741,7 +762,8 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   out += bold(fmt::format("GPUs found without torch ({})", env.gpus.size()), style) + "\n";
   if (env.gpus.empty()) out += "  none\n";
   for (const auto& g : env.gpus) {
-    std::string s = fmt::format("{}  {} {}  {}", g.pci_address, g.vendor, g.device_id, g.name.empty() ? "(unnamed)" : g.name);
+    std::string s = fmt::format("{}  {} {}  {}", g.pci_address, g.vendor, g.device_id,
+                                g.name.empty() ? "(unnamed)" : g.name);
     if (!g.gfx_target.empty()) s += "  " + g.gfx_target;
     if (!g.compute_capability.empty()) s += "  cc " + g.compute_capability;
     if (g.integrated) s += *g.integrated ? "  integrated" : "  discrete";
@@ -752,7 +774,8 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
                        g.link->max_speed, g.link->max_width.value_or(0));
     }
     out += "  " + s + "\n";
-    for (const auto& [k, v] : g.not_collected) out += dim(fmt::format("      {}: could not collect ({})", k, v), style) + "\n";
+    for (const auto& [k, v] : g.not_collected)
+      out += dim(fmt::format("      {}: could not collect ({})", k, v), style) + "\n";
   }
   out += bold("Environment variables that change GPU behaviour", style) + "\n";
   if (env.env_vars.empty()) out += "  none set\n";

@@ -21,7 +21,7 @@ struct MemoryStats {
   std::uint64_t allocated_bytes = 0;
   std::uint64_t peak_allocated_bytes = 0;
   std::uint64_t reserved_bytes = 0;
-  std::optional<std::uint64_t> free_bytes;   ///< device-wide free memory
+  std::optional<std::uint64_t> free_bytes;  ///< device-wide free memory
   std::optional<std::uint64_t> total_bytes;
 };
 

@@ -70,8 +70,7 @@ void add_test_checks(std::vector<CheckDef>& out) {
   off_device.op = [](const Tensors& in, const OpEnv&) {
     // Returns a tensor on a device other than the target: the CPU when the
     // target is an accelerator, a meta tensor when the target is the CPU.
-    return in[0].is_cpu() ? at::empty_like(in[0], at::TensorOptions().device(c10::kMeta))
-                          : in[0].cpu();
+    return in[0].is_cpu() ? at::empty_like(in[0], at::TensorOptions().device(c10::kMeta)) : in[0].cpu();
   };
   off_device.verify = Verify::none;
   out.push_back(off_device);

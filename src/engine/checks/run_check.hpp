@@ -11,12 +11,12 @@ struct RunContext {
   c10::Device device = c10::kCPU;
   bool quick = false;
   TimerOptions timer = TimerOptions::quick();  ///< used when not quick
-  const KnowledgeBase* kb = nullptr;             ///< for error causes (may be null)
+  const KnowledgeBase* kb = nullptr;           ///< for error causes (may be null)
   MachineContext machine;
-  bool profile = true;                           ///< capture one call under the profiler
-  std::string profiler_blind;                    ///< non-empty: the self-check saw no device kernels
+  bool profile = true;         ///< capture one call under the profiler
+  std::string profiler_blind;  ///< non-empty: the self-check saw no device kernels
   const ImplementationTable* implementations = nullptr;
-  std::string trace_dir;                         ///< keep each check's Chrome trace here
+  std::string trace_dir;  ///< keep each check's Chrome trace here
 };
 
 /// "ops/<category>/<name>/<dtype>"

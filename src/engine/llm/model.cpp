@@ -10,8 +10,8 @@
 namespace accel::engine::llm {
 
 double LlamaConfig::parameters() const {
-  const double attn = static_cast<double>(hidden) * heads * head_dim * 2 +        // wq, wo
-                      static_cast<double>(hidden) * kv_heads * head_dim * 2;      // wk, wv
+  const double attn = static_cast<double>(hidden) * heads * head_dim * 2 +    // wq, wo
+                      static_cast<double>(hidden) * kv_heads * head_dim * 2;  // wk, wv
   const double mlp = 3.0 * static_cast<double>(hidden) * intermediate;
   const double per_layer = attn + mlp + 2.0 * hidden;
   const double embed = static_cast<double>(vocab) * hidden;
@@ -39,8 +39,9 @@ double LlamaConfig::forward_flops(int64_t tokens, int64_t context) const {
 }
 
 namespace {
-LlamaConfig make(const char* name, int64_t vocab, int64_t hidden, int64_t inter, int64_t layers, int64_t heads,
-                 int64_t kv, int64_t head_dim, double theta, double eps, bool tie, bool bias, int64_t max_pos) {
+LlamaConfig make(const char* name, int64_t vocab, int64_t hidden, int64_t inter, int64_t layers,
+                 int64_t heads, int64_t kv, int64_t head_dim, double theta, double eps, bool tie, bool bias,
+                 int64_t max_pos) {
   LlamaConfig c;
   c.name = name;
   c.vocab = vocab;
@@ -81,8 +82,8 @@ LlamaConfig preset(const std::string& name) {
     c.rope_scaling = RopeScaling{8.0, 1.0, 4.0, 8192};
     return c;
   }
-  throw std::invalid_argument(fmt::format("unknown preset '{}': choose one of {}", name,
-                                          fmt::join(preset_names(), ", ")));
+  throw std::invalid_argument(
+      fmt::format("unknown preset '{}': choose one of {}", name, fmt::join(preset_names(), ", ")));
 }
 
 std::vector<std::string> preset_names() {
@@ -103,8 +104,9 @@ LlamaConfig config_from_hf(const json& j, const std::string& name) {
   const std::string model_type = j.value("model_type", "");
   if (!(model_type == "llama" || model_type == "qwen2" || arch == "LlamaForCausalLM" ||
         arch == "Qwen2ForCausalLM")) {
-    throw std::runtime_error(fmt::format(
-        "config.json describes a '{}' model ({}); accel-doctor loads Llama and Qwen2 decoders", model_type, arch));
+    throw std::runtime_error(
+        fmt::format("config.json describes a '{}' model ({}); accel-doctor loads Llama and Qwen2 decoders",
+                    model_type, arch));
   }
   c.vocab = need("vocab_size").get<int64_t>();
   c.hidden = need("hidden_size").get<int64_t>();
@@ -112,7 +114,8 @@ LlamaConfig config_from_hf(const json& j, const std::string& name) {
   c.layers = need("num_hidden_layers").get<int64_t>();
   c.heads = need("num_attention_heads").get<int64_t>();
   c.kv_heads = j.value("num_key_value_heads", c.heads);
-  c.head_dim = j.contains("head_dim") && j["head_dim"].is_number() ? j["head_dim"].get<int64_t>() : c.hidden / c.heads;
+  c.head_dim =
+      j.contains("head_dim") && j["head_dim"].is_number() ? j["head_dim"].get<int64_t>() : c.hidden / c.heads;
   c.rope_theta = j.value("rope_theta", 10000.0);
   c.rms_eps = j.value("rms_norm_eps", 1e-5);
   c.tie_embeddings = j.value("tie_word_embeddings", false);
@@ -129,11 +132,13 @@ LlamaConfig config_from_hf(const json& j, const std::string& name) {
       throw std::runtime_error(fmt::format("rope_scaling type '{}' is not supported", type));
     }
   }
-  if (c.heads % c.kv_heads != 0) throw std::runtime_error("num_attention_heads is not a multiple of num_key_value_heads");
+  if (c.heads % c.kv_heads != 0)
+    throw std::runtime_error("num_attention_heads is not a multiple of num_key_value_heads");
   return c;
 }
 
-Weights random_weights(const LlamaConfig& cfg, const c10::Device& device, at::ScalarType dtype, uint64_t seed) {
+Weights random_weights(const LlamaConfig& cfg, const c10::Device& device, at::ScalarType dtype,
+                       uint64_t seed) {
   auto gen = at::detail::createCPUGenerator(seed);
   const auto opts = at::TensorOptions().dtype(dtype).device(device);
   // Draw on the CPU in fp32 (seeded, reproducible on any device), then move.
@@ -194,7 +199,8 @@ bool has_sdpa() {
 #endif
 }
 
-Model::Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::Device& device, at::ScalarType dtype)
+Model::Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::Device& device,
+             at::ScalarType dtype)
     : cfg_(std::move(cfg)), w_(std::move(weights)), attention_(attention), device_(device), dtype_(dtype) {
   if (attention_ == Attention::sdpa && !has_sdpa()) {
     throw std::runtime_error("scaled_dot_product_attention needs torch >= 2.0; use the math attention path");
@@ -210,8 +216,8 @@ Model::Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::D
     const double high_wavelen = rs.original_max_position / rs.high_freq_factor;
     const at::Tensor wavelen = 2.0 * 3.14159265358979323846 / inv_freq;
     at::Tensor scaled = at::where(wavelen > low_wavelen, inv_freq / rs.factor, inv_freq);
-    const at::Tensor smooth =
-        (rs.original_max_position / wavelen - rs.low_freq_factor) / (rs.high_freq_factor - rs.low_freq_factor);
+    const at::Tensor smooth = (rs.original_max_position / wavelen - rs.low_freq_factor) /
+                              (rs.high_freq_factor - rs.low_freq_factor);
     const at::Tensor smoothed = (1 - smooth) * scaled / rs.factor + smooth * scaled;
     const at::Tensor medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen);
     inv_freq = at::where(medium, smoothed, scaled);
@@ -278,7 +284,8 @@ at::Tensor Model::mlp(const LayerWeights& l, const at::Tensor& x) const {
   at::Tensor act;
   {
     RECORD_USER_SCOPE("llm::swiglu");
-    act = at::silu(gate_up.narrow(-1, 0, cfg_.intermediate)) * gate_up.narrow(-1, cfg_.intermediate, cfg_.intermediate);
+    act = at::silu(gate_up.narrow(-1, 0, cfg_.intermediate)) *
+          gate_up.narrow(-1, cfg_.intermediate, cfg_.intermediate);
   }
   return act;
 }
@@ -287,8 +294,8 @@ at::Tensor Model::residual_linear(const at::Tensor& x, const at::Tensor& a, cons
   return x + at::linear(a, w);
 }
 
-at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                         bool causal) const {
+at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                         const at::Tensor& mask, bool causal) const {
   RECORD_USER_SCOPE("llm::attention");
   // q [B, H, T, D]; k, v [B, KV, S, D]; mask broadcastable to [B, H, T, S] (bool: true = attend).
   const int64_t B = q.size(0), T = q.size(2), D = q.size(3);
@@ -308,8 +315,9 @@ at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Ten
   at::Tensor out;
   if (attention_ == Attention::sdpa) {
 #if ACCEL_TORCH_AT_LEAST(2, 0)
-    out = at::scaled_dot_product_attention(qq, kk, vv, mm.defined() ? c10::optional<at::Tensor>(mm) : c10::nullopt,
-                                           0.0, causal && !mm.defined());
+    out = at::scaled_dot_product_attention(qq, kk, vv,
+                                           mm.defined() ? c10::optional<at::Tensor>(mm) : c10::nullopt, 0.0,
+                                           causal && !mm.defined());
 #endif
   } else {
     at::Tensor scores = at::matmul(qq, kk.transpose(-2, -1)).to(at::kFloat) * scale;
@@ -327,7 +335,8 @@ at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Ten
 at::Tensor Model::forward(const at::Tensor& tokens, int64_t pos, KVCache& cache, bool last_only) const {
   const int64_t B = tokens.size(0), T = tokens.size(1);
   if (pos + T > cache.max_seq) {
-    throw std::runtime_error(fmt::format("KV cache of {} positions is too small for {} + {}", cache.max_seq, pos, T));
+    throw std::runtime_error(
+        fmt::format("KV cache of {} positions is too small for {} + {}", cache.max_seq, pos, T));
   }
   if (pos + T > cos_.size(0)) throw std::runtime_error("sequence longer than the rotary table");
   at::Tensor x;
@@ -369,8 +378,9 @@ void Model::decode_step_static(at::Tensor& token, at::Tensor& pos, KVCache& cach
   }
   const at::Tensor cos = cos_.index_select(0, pos), sin = sin_.index_select(0, pos);
   // Attend over the whole cache; positions after `pos` are masked.
-  const at::Tensor mask =
-      at::arange(cache.max_seq, at::TensorOptions().dtype(at::kLong).device(device_)).le(pos).view({1, 1, 1, -1});
+  const at::Tensor mask = at::arange(cache.max_seq, at::TensorOptions().dtype(at::kLong).device(device_))
+                              .le(pos)
+                              .view({1, 1, 1, -1});
   for (int64_t l = 0; l < cfg_.layers; ++l) {
     const LayerWeights& lw = w_.layers[l];
     const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin);

@@ -77,7 +77,8 @@ struct Weights {
 };
 
 /// Random weights (normal, std 0.02 as HF initialises; norms at 1) on `device`.
-Weights random_weights(const LlamaConfig& cfg, const c10::Device& device, at::ScalarType dtype, uint64_t seed);
+Weights random_weights(const LlamaConfig& cfg, const c10::Device& device, at::ScalarType dtype,
+                       uint64_t seed);
 
 /// The KV cache: per layer K and V of [batch, kv_heads, max_seq, head_dim].
 struct KVCache {
@@ -93,7 +94,8 @@ enum class Attention { sdpa, math };
 
 class Model {
  public:
-  Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::Device& device, at::ScalarType dtype);
+  Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::Device& device,
+        at::ScalarType dtype);
 
   /// Runs `tokens` [B, T] (int64, on the device) at positions [pos, pos+T),
   /// writing their K/V into `cache`. Returns logits [B, T, vocab] in fp32,

@@ -103,8 +103,8 @@ Checkpoint load_checkpoint(const std::string& dir, const c10::Device& device, at
                                         it->second.file->path(), name, fmt::join(e.shape, ", "),
                                         fmt::join(shape, ", ")));
     }
-    const at::Tensor view = at::from_blob(const_cast<unsigned char*>(it->second.file->data() + e.begin), e.shape,
-                                          at::TensorOptions().dtype(scalar_type(e.dtype)));
+    const at::Tensor view = at::from_blob(const_cast<unsigned char*>(it->second.file->data() + e.begin),
+                                          e.shape, at::TensorOptions().dtype(scalar_type(e.dtype)));
     loaded_params += static_cast<double>(view.numel());
     return view.to(opts, /*non_blocking=*/false, /*copy=*/true);  // never alias the mapping
   };
@@ -137,8 +137,8 @@ Checkpoint load_checkpoint(const std::string& dir, const c10::Device& device, at
     w.w_down = take(p + "mlp.down_proj.weight", {c.hidden, c.intermediate});
     ck.weights.layers.push_back(std::move(w));
   }
-  ck.description = fmt::format("{} ({} safetensors file{}, {:.3g} parameters loaded, as {})", dir, files.size(),
-                               files.size() == 1 ? "" : "s", loaded_params, dtype_name(dtype));
+  ck.description = fmt::format("{} ({} safetensors file{}, {:.3g} parameters loaded, as {})", dir,
+                               files.size(), files.size() == 1 ? "" : "s", loaded_params, dtype_name(dtype));
   return ck;
 }
 

@@ -103,7 +103,8 @@ class CudaBackend final : public AcceleratorBackend {
   std::optional<MemoryStats> memory(int index) const override {
     try {
       MemoryStats m;
-      const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+      const auto stats =
+          c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
       constexpr std::size_t agg = 0;  // StatType::AGGREGATE in every torch version
       m.allocated_bytes = static_cast<std::uint64_t>(stats.allocated_bytes[agg].current);
       m.peak_allocated_bytes = static_cast<std::uint64_t>(stats.allocated_bytes[agg].peak);
