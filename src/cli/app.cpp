@@ -125,8 +125,15 @@ void App::write_outputs(const Report& original) {
       jsonl_started_ = true;
       std::cout << jsonl_context_line(report);
     }
+    // Each streamed line accounts for one result of its key (merged reports
+    // may hold the same key more than once).
+    auto streamed = jsonl_streamed_;
     for (const auto& r : report.results) {
-      if (jsonl_streamed_.insert(r.key).second) std::cout << jsonl_result_line(r);
+      if (const auto it = streamed.find(r.key); it != streamed.end()) {
+        streamed.erase(it);
+        continue;
+      }
+      std::cout << jsonl_result_line(r);
     }
     std::cout << jsonl_end_line(report) << std::flush;
   }
@@ -149,7 +156,8 @@ void App::item_finished(const Result& result) const {
   progress_->item_finished();
   if (options_.format != "jsonl") return;
   jsonl_begin();
-  if (jsonl_streamed_.insert(result.key).second) std::cout << scrub(jsonl_result_line(result)) << std::flush;
+  jsonl_streamed_.insert(result.key);
+  std::cout << scrub(jsonl_result_line(result)) << std::flush;
 }
 
 void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured) {

@@ -102,7 +102,7 @@ class App {
   bool peaks_loaded_ = false;
   std::unique_ptr<ProgressDisplay> progress_;
   mutable bool jsonl_started_ = false;            ///< the context line is out
-  mutable std::set<std::string> jsonl_streamed_;  ///< keys of the result lines written
+  mutable std::multiset<std::string> jsonl_streamed_;  ///< keys of the result lines streamed so far
   void jsonl_begin() const;
   mutable std::optional<RedactSecrets> secrets_;
 };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <iostream>
 
 #include "cli/app.hpp"
 #include "core/compare.hpp"
@@ -27,6 +28,10 @@ Report read_or_usage(App& app, const std::string& path) {
 }  // namespace
 
 int cmd_compare(App& app, const CompareArgs& args) {
+  if (app.options().format != "text" || !app.options().html_path.empty()) {
+    throw UsageError("compare writes text or JSON (--json); --format md|jsonl and --html render reports: "
+                     "`accel-doctor report --from B.json --format md`");
+  }
   if (!(args.min_change_pct >= 0 && args.min_change_pct < 1000)) {
     throw UsageError("--min-change must be a percentage between 0 and 1000");
   }
@@ -37,7 +42,7 @@ int cmd_compare(App& app, const CompareArgs& args) {
   const Comparison c = compare_reports(a, b, o, args.a, args.b);
   const json j = comparison_to_json(c);
   if (args.json) {
-    app.out(j.dump(2) + "\n");
+    std::cout << app.scrub(j.dump(2)) << "\n" << std::flush;  // asked for explicitly: even with --quiet
   } else {
     app.out(render_comparison(c, app.style_stdout()));
   }

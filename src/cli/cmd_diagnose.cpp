@@ -41,7 +41,7 @@ std::string describe_origin(const Report& r, const std::string& path) {
   parts.push_back(fmt::format("{} results", r.results.size()));
   s += " (";
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
-  return s + ")\n";
+  return s + ")";
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ int cmd_diagnose(App& app, const DiagnoseArgs& args) {
   if (args.list) {
     std::string out;
     for (const auto& r : list_rules()) out += fmt::format("{:<34} {}\n", r.id, r.triggers);
-    app.out(out);
+    std::cout << out << std::flush;  // asked for explicitly: printed even with --quiet
     return kExitHealthy;
   }
   if (args.from.empty()) {
@@ -82,12 +82,9 @@ int cmd_diagnose(App& app, const DiagnoseArgs& args) {
     throw UsageError(e.what());
   }
   app.note_secrets(report);
-  app.out(describe_origin(report, args.from));
+  app.out(wrap_to_width(describe_origin(report, args.from), app.style_stdout().width) + "\n");
   const int rc = report_diagnosis(app, report);
-  if (!app.options().json_path.empty()) {
-    write_report_file(app.options().redact ? redact_report(report, app.secrets()) : report,
-                      app.options().json_path);
-  }
+  app.write_outputs(report);  // --json, --html, --format md|jsonl, all redacted with --redact
   return rc;
 }
 

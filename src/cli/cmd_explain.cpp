@@ -126,6 +126,12 @@ std::string render_human(const ExplainResult& r, const std::string& source, cons
     out +=
         "The knowledge base (kb/errors.json) has no signature for these lines; paste the full traceback,\n"
         "including the lines before the final error, or run `accel-doctor` on the machine itself.\n";
+    if (r.long_lines) {
+      out += fmt::format(
+          "({} very long line(s) were read only up to their first 64 KiB: a message past that point was not "
+          "seen)\n",
+          r.long_lines);
+    }
     return out;
   }
   out +=
@@ -229,12 +235,13 @@ int cmd_explain(App& app, const ExplainArgs& args) {
   }
 
   if (args.json) {
-    app.out(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n");
+    // Asked for explicitly: printed even with --quiet.
+    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n") << std::flush;
   } else {
     app.out(render_human(result, source, kb, app.style_stdout()));
   }
   if (!app.options().json_path.empty()) {  // the global --json FILE also saves the JSON form
-    const std::string text = render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n";
+    const std::string text = app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n");
     if (app.options().json_path == "-") {
       if (!args.json) std::cout << text;
     } else {

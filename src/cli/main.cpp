@@ -1,6 +1,7 @@
 // accel-doctor: is my accelerator really doing the work, and if it is slow,
 // why, and what do I change?
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <iostream>
 
@@ -188,6 +189,15 @@ int main(int argc, char** argv) {
 
   App app(g, std::vector<std::string>(argv, argv + argc));
   try {
+    if (g.format != "text" && g.json_path == "-") {
+      throw UsageError(fmt::format("--format {} owns standard output; write the JSON report to a file (--json FILE)",
+                                   g.format));
+    }
+    if (g.redact && !g.trace_path.empty()) {
+      throw UsageError(
+          "--trace writes the profiler's raw trace (paths, process and thread names), which --redact cannot "
+          "vouch for; leave --trace out of a run you want to share");
+    }
     if (*env) return cmd_env(app);
     if (*ops) return cmd_ops(app, ops_args);
     if (*bench) return cmd_bench(app, bench_args);

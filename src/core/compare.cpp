@@ -40,7 +40,9 @@ std::size_t Comparison::count(Change c) const {
       std::count_if(results.begin(), results.end(), [c](const ComparedResult& r) { return r.change == c; }));
 }
 
-bool Comparison::regressed() const { return count(Change::slower) > 0 || count(Change::newly_failing) > 0; }
+bool Comparison::regressed() const {
+  return count(Change::slower) > 0 || count(Change::newly_failing) > 0 || !lost.empty();
+}
 
 namespace {
 
@@ -172,8 +174,14 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
       row.threshold = std::max(options.min_change, riqr(ra.timing) + riqr(rb.timing));
       row.speedup = f->higher_is_better ? f->b / f->a : f->a / f->b;
       row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
+      const bool above_peak = (ra.roofline && ra.roofline->above_peak) || (rb.roofline && rb.roofline->above_peak);
       if (std::fabs(row.relative) <= row.threshold) {
         row.change = Change::same;
+      } else if (above_peak) {
+        // A figure above its peak is a likely timing error (or a cache-served
+        // working set): its change says nothing about the upgrade.
+        row.change = Change::not_comparable;
+        row.note = "a figure above its peak on one side (likely a timing error, or data served from cache)";
       } else {
         const bool better = f->higher_is_better ? row.relative > 0 : row.relative < 0;
         row.change = better ? Change::faster : Change::slower;
@@ -193,6 +201,20 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
     if (is_failure(rb.status)) row.note = failure_note(rb);
     c.results.push_back(std::move(row));
   }
+  // Whole kinds of result that A had on a device type and B has none of.
+  auto groups = [](const Report& r) {
+    std::set<std::string> g;
+    for (const auto& x : r.results) {
+      const std::string type = x.device.substr(0, x.device.find(':'));
+      g.insert(fmt::format("{} on {}", x.kind, type.empty() ? "?" : type));
+    }
+    return g;
+  };
+  const auto ga = groups(a), gb = groups(b);
+  for (const auto& g : ga) {
+    if (!gb.count(g)) c.lost.push_back(g);
+  }
+  for (const auto& g : c.lost) c.notes.push_back(fmt::format("B has no {} results that A had: lost", g));
   return c;
 }
 
@@ -230,6 +252,7 @@ json comparison_to_json(const Comparison& c) {
       {"regressed", c.regressed()},
       {"counts", counts},
       {"notes", c.notes},
+      {"lost", c.lost},
       {"results", rows}};
 }
 

@@ -71,10 +71,14 @@ struct Comparison {
   std::string origin_a, origin_b;
   std::vector<ComparedResult> results;  ///< A's order, then B's new keys
   std::vector<std::string> notes;       ///< differences of context (device, torch, duplicates)
+  /// Kinds of result A had on a device type and B has none of, "bench on
+  /// cuda" (the GPU vanished after an upgrade, or a suite stopped running).
+  std::vector<std::string> lost;
   double min_change = 0.05;
 
   std::size_t count(Change c) const;
-  /// Slower beyond noise or newly failing.
+  /// Slower beyond noise, newly failing, or a whole kind of result lost on a
+  /// device type.
   bool regressed() const;
 };
 

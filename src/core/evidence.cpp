@@ -141,9 +141,26 @@ Report parse_report(const std::string& text, const std::string& origin) {
     throw ReportError(fmt::format("{} has schema_version {}, which no release wrote", origin, version));
   }
   j = upgrade_report_json(std::move(j), origin);
+  // `explain --json` and `compare --json` outputs carry a schema_version too:
+  // a report is the one with a context object and a results array.
+  if (!j.contains("context") || !j["context"].is_object() || !j.contains("results") ||
+      !j["results"].is_array()) {
+    throw ReportError(fmt::format(
+        "{} is not an accel-doctor report: it has no context object and results array (an explain or "
+        "compare output is not a report; write one with --json from a measuring command)",
+        origin));
+  }
+  std::size_t i = 0;
+  for (const auto& r : j["results"]) {
+    if (!r.is_object() || !r.contains("key") || !r["key"].is_string() || !r.contains("status") ||
+        !r["status"].is_string()) {
+      throw ReportError(fmt::format("{} is malformed: results[{}] has no key and status", origin, i));
+    }
+    ++i;
+  }
   try {
     return j.get<Report>();
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {
     throw ReportError(fmt::format("{} is malformed: {}", origin, e.what()));
   }
 }

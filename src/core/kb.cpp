@@ -260,7 +260,7 @@ void check_captures(const RE2& re, const std::string& where) {
 
 const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set", "cpu_only_torch",
                                           "cuda_older_than_arch", "driver_older_than_cuda"};
-const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",
+const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",         "os_not",
                                             "gfx_support", "gfx_family", "gfx_override"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
@@ -860,6 +860,13 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     const std::string& have = key == "vendor" ? f.vendor : key == "backend" ? f.backend : f.os;
     if (have.empty()) return Tri::U;
     return tri(matches_value(value, have, key == "os"));
+  }
+  if (key == "os_not") {
+    // True unless the OS is known to be one of these: for advice that is
+    // right on every OS but one (HSA_OVERRIDE_GFX_VERSION: not Windows), so
+    // it is still given when nothing is known about the machine.
+    if (f.os.empty()) return Tri::T;
+    return tri(!matches_value(value, f.os, true));
   }
   if (key == "gfx_support" || key == "gfx_family" || key == "gfx_override") {
     if (!c.gfx) return Tri::U;

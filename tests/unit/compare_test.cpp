@@ -158,7 +158,8 @@ TEST(Compare, HigherIsBetterMetricWithoutTiming) {
   Report a2 = a, b2 = a;
   Result* l = find(b2, "bench/cuda/launch/launch/fp32/tiny");
   l->metrics["us_per_op"] *= 0.5;
-  const ComparedResult* y = row(compare_reports(a2, b2), l->key);
+  const Comparison c2 = compare_reports(a2, b2);  // row() points into it: keep it alive
+  const ComparedResult* y = row(c2, l->key);
   EXPECT_EQ(y->figure, "us_per_op");
   EXPECT_EQ(y->change, Change::faster);
 }
@@ -172,6 +173,48 @@ TEST(Compare, StatusChangeOkToUnavailableIsReportedButNotARegression) {
   const Comparison c = compare_reports(a, b);
   EXPECT_EQ(row(c, r->key)->change, Change::status_changed);
   EXPECT_FALSE(c.regressed());
+}
+
+TEST(Compare, LosingTheGpuIsARegression) {
+  // After an upgrade torch no longer sees the GPU: B has only CPU rows.
+  const Report a = load_report("h200-healthy.json");
+  Report b = a;
+  b.results.erase(std::remove_if(b.results.begin(), b.results.end(),
+                                 [](const Result& r) { return r.device.rfind("cuda", 0) == 0; }),
+                  b.results.end());
+  const Comparison c = compare_reports(a, b);
+  EXPECT_TRUE(c.regressed());
+  ASSERT_FALSE(c.lost.empty());
+  EXPECT_NE(c.lost.front().find("on cuda"), std::string::npos) << c.lost.front();
+  // An empty B loses everything.
+  Report empty = a;
+  empty.results.clear();
+  EXPECT_TRUE(compare_reports(a, empty).regressed());
+}
+
+TEST(Compare, AboveThePeakIsNotComparable) {
+  const Report a = load_report("h200-healthy.json");
+  Report b = a;
+  Result* r = nullptr;
+  for (auto& x : b.results) {
+    if (x.status == Status::ok && x.roofline && x.timing && x.timing->median_us > 0 && x.kind == "bench") {
+      r = &x;
+      break;
+    }
+  }
+  ASSERT_TRUE(r);
+  Report a2 = a;
+  for (auto& x : a2.results) {
+    if (x.key == r->key) x.metrics.clear();  // compare by median_us
+  }
+  r->metrics.clear();
+  r->timing->median_us *= 0.3;
+  r->roofline->above_peak = true;
+  const Comparison c = compare_reports(a2, b);
+  const ComparedResult* x = row(c, r->key);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->change, Change::not_comparable);
+  EXPECT_NE(x->note.find("above its peak"), std::string::npos);
 }
 
 TEST(Compare, ContextDifferencesAreNoted) {

@@ -71,7 +71,7 @@ TEST(Report, JsonRoundTripKeepsEverything) {
 }
 
 TEST(Report, ReadersIgnoreUnknownFieldsAndFillDefaults) {
-  const Report r = parse_report(R"({"schema_version": 1, "future_field": 3,
+  const Report r = parse_report(R"({"schema_version": 1, "future_field": 3, "context": {},
       "results": [{"key": "k", "status": "ok", "new_thing": {"a": 1}}]})",
                                 "test");
   ASSERT_EQ(r.results.size(), 1u);
@@ -92,7 +92,15 @@ TEST(Report, MalformedInputGivesClearErrors) {
   expect_error("[1,2]", "expected a JSON object");
   expect_error("{}", "no integer schema_version");
   expect_error(R"({"schema_version": 99})", "newer than this accel-doctor reads");
-  expect_error(R"({"schema_version": 1, "results": [{"status": "great"}]})", "unknown status");
-  expect_error(R"({"schema_version": 1, "results": 5})", "malformed");
+  expect_error(R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "great"}]})",
+               "unknown status");
+  expect_error(R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "great"}]})",
+               "report 'x.json'");  // every error names the file
+  expect_error(R"({"schema_version": 1, "context": {}, "results": [{"status": "ok"}]})", "results[0]");
+  expect_error(R"({"schema_version": 1, "results": 5})", "not an accel-doctor report");
+  // What `explain --json` and `compare --json` write is not a report.
+  expect_error(R"({"schema_version": 1, "diagnoses": []})", "not an accel-doctor report");
+  expect_error(R"({"schema_version": 1, "a": "A", "b": "B", "regressed": false, "results": []})",
+               "not an accel-doctor report");
   EXPECT_THROW(read_report_file("/nonexistent/report.json"), ReportError);
 }

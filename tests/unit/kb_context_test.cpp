@@ -124,6 +124,19 @@ TEST(KbContext, Gfx1032GetsTheRdna2Override) {
   }
 }
 
+TEST(KbContext, Gfx1032OnWindowsGetsABuildNotTheOverride) {
+  // HIP on Windows does not read HSA_OVERRIDE_GFX_VERSION (ROCm/TheRock#1719).
+  MachineContext ctx = ctx_arch("gfx1032");
+  ctx.os = "windows";
+  for (const char* log : {kInvalidDeviceFunction, kNoBinary}) {
+    const auto d = top(log, ctx);
+    EXPECT_EQ(d.id, "rocm_gfx_not_in_build");
+    EXPECT_FALSE(contains_ci(d.fix, "export HSA_OVERRIDE_GFX_VERSION")) << d.fix;
+    EXPECT_TRUE(contains_ci(d.fix, "PYTORCH_ROCM_ARCH=gfx1032")) << d.fix;
+    EXPECT_TRUE(contains_ci(d.fix, "TheRock#1719")) << d.fix;
+  }
+}
+
 TEST(KbContext, Gfx1010NeverGetsTheRdna2Override) {
   for (const char* log : {kInvalidDeviceFunction, kNoBinary}) {
     const auto ds = repo_kb().explain(log, ctx_arch("gfx1010"));

@@ -123,12 +123,34 @@ TEST(RulesSetup, HsaOverrideMissingOnGfx1032) {
   EXPECT_EQ(fs.front().id, "hsa_override.missing") << ids(fs);
 }
 
-TEST(RulesSetup, HsaOverrideMissingOnWindowsSaysHowToSetIt) {
+TEST(RulesSetup, HsaOverrideOnWindowsIsNeverAdvised) {
+  // HIP on Windows does not go through HSA: the variable is ignored there
+  // (ROCm/TheRock#1719), so the fix is a build with the target.
   Report r = load_report("rx6600-linux-no-override.json");
   r.context.environment.host.os = "Windows 11 Pro";
-  const Finding& f = only(run_rules(r), "hsa_override.missing");
-  EXPECT_TRUE(mentions(f, "sysdm.cpl")) << f.fix;
-  EXPECT_TRUE(mentions(f, "setx HSA_OVERRIDE_GFX_VERSION 10.3.0")) << f.fix;
+  const auto fs = run_rules(r);
+  EXPECT_FALSE(has(fs, "hsa_override.missing")) << ids(fs);
+  const Finding& f = only(fs, "hsa_override.windows_no_build");
+  EXPECT_EQ(f.severity, "critical");
+  EXPECT_FALSE(mentions(f, "setx HSA_OVERRIDE")) << f.fix;
+  EXPECT_TRUE(mentions(f, "PYTORCH_ROCM_ARCH=gfx1032")) << f.fix;
+}
+
+TEST(RulesSetup, HsaOverrideSetOnWindowsIsReportedAsIgnored) {
+  Report r = load_report("rx6600-linux-no-override.json");
+  r.context.environment.host.os = "Windows 11 Pro";
+  r.context.environment.env_vars.push_back(EnvVar{"HSA_OVERRIDE_GFX_VERSION", "10.3.0", ""});
+  const auto fs = run_rules(r);
+  EXPECT_TRUE(has(fs, "hsa_override.ignored_on_windows")) << ids(fs);
+}
+
+TEST(RulesSetup, HiddenIntegratedGpuGetsNoOverrideAdvice) {
+  // The dGPU torch uses is fine; the iGPU is hidden on purpose by HIP_VISIBLE_DEVICES.
+  Report r = load_report("rx6600-linux-no-override.json");
+  r.context.environment.env_vars.push_back(EnvVar{"HIP_VISIBLE_DEVICES", "0", ""});
+  for (auto& d : r.context.environment.devices) d.arch = "gfx1030";  // what torch sees: another target
+  const auto fs = run_rules(r);
+  EXPECT_FALSE(has(fs, "hsa_override.missing")) << ids(fs);
 }
 
 TEST(RulesSetup, HsaOverrideRightValueIsSilent) {

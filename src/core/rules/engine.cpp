@@ -226,7 +226,8 @@ std::string decode_phrase(const Ctx& c) {
 }  // namespace
 
 std::string verdict_line(const Report& report, const std::vector<Finding>& findings) {
-  const Ctx c(report, DiagnoseOptions{});
+  const DiagnoseOptions no_options;  // Ctx keeps a reference: a named object, not a temporary
+  const Ctx c(report, no_options);
   const std::string counts = counts_phrase(findings);
   bool has_accelerator = false;
   for (const auto& d : c.env.devices) has_accelerator = has_accelerator || rules::lower(d.type) != "cpu";

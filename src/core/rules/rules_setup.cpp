@@ -14,6 +14,7 @@ namespace accel::rules {
 namespace {
 
 constexpr const char* kRefLocally = "https://pytorch.org/get-started/locally/";
+constexpr const char* kRefHsaWindows = "https://github.com/ROCm/TheRock/issues/1719";
 constexpr const char* kRefRocmEnv = "https://rocm.docs.amd.com/en/latest/reference/env-variables.html";
 constexpr const char* kRefCudaEnv =
     "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars";
@@ -75,9 +76,23 @@ std::string hides_all(const std::string& name, const std::string& value, std::si
     return fmt::format("it is set to {}, which hides every GPU", value);
   }
   if (count == 0) return "";
-  // Every entry a numeric index at or beyond the number of GPUs present.
+  // Every entry a numeric index at or beyond the number of GPUs present; or,
+  // for the CUDA/HIP runtimes, which stop reading the list at the first
+  // invalid entry, a first entry out of range ("1,0" on one GPU hides it).
   std::size_t start = 0;
-  bool all_out_of_range = true, any = false;
+  bool all_out_of_range = true, any = false, first_out_of_range = false;
+  {
+    const std::string first = v.substr(0, v.find(','));
+    const bool numeric =
+        !first.empty() && std::all_of(first.begin(), first.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    first_out_of_range = numeric && (first.size() > 6 || std::stoul(first) >= count);
+  }
+  const bool stops_at_invalid = name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES";
+  if (stops_at_invalid && first_out_of_range) {
+    return fmt::format("its first entry ({}) is not a GPU index here (the machine has {} such GPU{}, indices "
+                       "0-{}), and the runtime stops reading the list at the first invalid entry",
+                       v.substr(0, v.find(',')), count, count == 1 ? "" : "s", count - 1);
+  }
   while (start <= v.size()) {
     const auto comma = v.find(',', start);
     const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
@@ -389,6 +404,18 @@ std::vector<AmdGpu> amd_gpus(const Ctx& c) {
       out.push_back(std::move(a));
     }
   }
+  // A visibility variable hides GPUs on purpose (an iGPU next to the dGPU):
+  // advise only on the AMD GPUs torch can see, matched by gfx target.
+  const bool visibility_set = c.env_var("HIP_VISIBLE_DEVICES") || c.env_var("ROCR_VISIBLE_DEVICES") ||
+                              c.env_var("CUDA_VISIBLE_DEVICES");
+  std::set<std::string> visible;
+  for (const auto& d : c.env.devices) {
+    if (d.vendor == "amd" && starts_with(d.arch, "gfx")) visible.insert(d.arch);
+  }
+  if (visibility_set && !visible.empty()) {
+    out.erase(std::remove_if(out.begin(), out.end(), [&](const AmdGpu& a) { return !visible.count(a.target); }),
+              out.end());
+  }
   for (auto& a : out) {
     a.in_build = in_list(a.target);
     if (c.options.kb) a.facts = c.options.kb->gfx_arch(a.target);
@@ -424,6 +451,37 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
     const std::string var_name = g.var ? g.var->name : "HSA_OVERRIDE_GFX_VERSION";
     const std::string who = fmt::format("{} ({}, {})", g.label, g.target, a.family);
     const bool native = a.support == "native" || g.in_build;
+
+    if (c.platform.os == "windows") {
+      // HIP on Windows does not go through the HSA runtime: the variable is
+      // ignored (AMD in ROCm/TheRock#1719; llama.cpp PR #21331).
+      if (g.var) {
+        out.push_back(make_finding(
+            "hsa_override.ignored_on_windows", native ? "info" : "warning", native ? 8 : 50,
+            fmt::format("{}={} has no effect on Windows ({})", var_name, value, who),
+            fmt::format("{} is set, but HIP on Windows does not read it", var_name),
+            "Advice written for Linux ROCm does not carry over: the GPU keeps its real target.",
+            unset_var_advice(c.platform, var_name), kRefHsaWindows));
+      }
+      if (!native && a.support != "native") {
+        out.push_back(make_finding(
+            "hsa_override.windows_no_build", "critical", 99,
+            fmt::format("{} is not in this build, and Windows has no HSA_OVERRIDE_GFX_VERSION", who),
+            fmt::format("{} is not in this build's arch list ({}); on Linux the override {} would map it onto "
+                        "a supported target, on Windows nothing can",
+                        g.target, list_some(c.env.torch.arch_list, 8),
+                        a.override_value.empty() ? std::string("(none exists)") : "=" + a.override_value),
+            "Without code for its target the GPU cannot run torch's kernels: errors such as "
+            "hipErrorNoBinaryForGpu / \"invalid device function\", or the GPU is ignored.",
+            fmt::format("Install a torch/ROCm build that includes {} (TheRock nightly wheels for the gfx103X / "
+                        "gfx110X families, or a self-build with PYTORCH_ROCM_ARCH={}), check with python -c "
+                        "\"import torch; print(torch.cuda.get_arch_list())\"; or run under Linux, where "
+                        "HSA_OVERRIDE_GFX_VERSION={} works; or use torch-directml",
+                        g.target, g.target, a.override_value.empty() ? "<value>" : a.override_value),
+            kRefHsaWindows));
+      }
+      continue;
+    }
 
     if (g.var && native) {
       // Its own version, or the ISA-compatible one kb/arch.json names: harmless.
@@ -520,6 +578,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
     }
   }
 
+  if (c.platform.os == "windows") return;  // handled per GPU above
   // One global override for GPUs that need different ones.
   const EnvVar* global = c.env_var("HSA_OVERRIDE_GFX_VERSION");
   if (mixed && global) {
