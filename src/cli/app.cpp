@@ -178,7 +178,9 @@ void App::out(const std::string& text) const {
   // Text on stdout while the bar is on stderr of the same terminal: take the
   // bar off the line first; the next event draws it again.
   progress_->hide();
-  std::cout << scrub(text) << std::flush;
+  // With --json - standard output is the JSON report's: the tables go to
+  // standard error, so `accel-doctor --json - env | jq` works.
+  (options_.json_path == "-" ? std::cerr : std::cout) << scrub(text) << std::flush;
 }
 
 const RedactSecrets& App::secrets() const {

@@ -101,7 +101,7 @@ class App {
   std::optional<GpuPeakTable> peaks_;
   bool peaks_loaded_ = false;
   std::unique_ptr<ProgressDisplay> progress_;
-  mutable bool jsonl_started_ = false;            ///< the context line is out
+  mutable bool jsonl_started_ = false;                 ///< the context line is out
   mutable std::multiset<std::string> jsonl_streamed_;  ///< keys of the result lines streamed so far
   void jsonl_begin() const;
   mutable std::optional<RedactSecrets> secrets_;

@@ -29,8 +29,9 @@ Report read_or_usage(App& app, const std::string& path) {
 
 int cmd_compare(App& app, const CompareArgs& args) {
   if (app.options().format != "text" || !app.options().html_path.empty()) {
-    throw UsageError("compare writes text or JSON (--json); --format md|jsonl and --html render reports: "
-                     "`accel-doctor report --from B.json --format md`");
+    throw UsageError(
+        "compare writes text or JSON (--json); --format md|jsonl and --html render reports: "
+        "`accel-doctor report --from B.json --format md`");
   }
   if (!(args.min_change_pct >= 0 && args.min_change_pct < 1000)) {
     throw UsageError("--min-change must be a percentage between 0 and 1000");

@@ -19,8 +19,9 @@ namespace {
 /// fp16/bf16 variants of the categories where half precision takes its own
 /// library path on a GPU (GEMM/linear algebra, convolution, normalisation,
 /// attention). `accel-doctor ops` runs the whole catalog.
-const std::vector<std::string> kDefaultOpsFilters{"fp32",   "int64", "int32", "int8",     "bool",
-                                                  "linalg", "conv",  "norm",  "attention"};
+const std::vector<std::string> kDefaultOpsFilters{
+    "/fp32",       "/int64",    "/int32",    "/int8",         "/bool",  // key suffixes: the dtype
+    "ops/linalg/", "ops/conv/", "ops/norm/", "ops/attention/"};         // key prefixes: the category
 
 /// Runs one phase; an exception is recorded as an error result (so it is in
 /// the report and the findings) and the run goes on.

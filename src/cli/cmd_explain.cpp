@@ -236,7 +236,8 @@ int cmd_explain(App& app, const ExplainArgs& args) {
 
   if (args.json) {
     // Asked for explicitly: printed even with --quiet.
-    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n") << std::flush;
+    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n")
+              << std::flush;
   } else {
     app.out(render_human(result, source, kb, app.style_stdout()));
   }

@@ -1,6 +1,9 @@
 // `llm`: prefill and decode of a Llama-family model.
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
 #include "core/report/console.hpp"
@@ -38,6 +41,17 @@ int cmd_llm(App& app, const LlmArgs& args) {
   o.quick = args.quick;
   o.preset = args.preset;
   o.weights_dir = args.weights;
+  if (!o.weights_dir.empty()) {
+    // Checked here, so a wrong path is a usage error, not three failed rows.
+    const std::filesystem::path cfg = std::filesystem::path(o.weights_dir) / "config.json";
+    std::ifstream probe(cfg);
+    if (!probe) {
+      throw UsageError(
+          fmt::format("--weights {}: cannot read {} (a Hugging Face checkpoint folder holds "
+                      "config.json and *.safetensors)",
+                      o.weights_dir, cfg.string()));
+    }
+  }
   o.dtype = args.dtype;
   o.attention = args.attention;
   o.batches = args.batches.empty() ? std::vector<int>{1} : args.batches;

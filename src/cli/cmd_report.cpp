@@ -2,11 +2,15 @@
 // anything (CI and support threads, no GPU needed).
 #include <fmt/format.h>
 
+#include <map>
+
+#include <iostream>
+
 #include "cli/app.hpp"
-#include "core/report/findings.hpp"
-#include "core/rules/rules.hpp"
 #include "core/report/console.hpp"
 #include "core/report/digest.hpp"
+#include "core/report/findings.hpp"
+#include "core/rules/rules.hpp"
 
 namespace accel::cli {
 
@@ -14,14 +18,26 @@ namespace {
 
 /// Several reports as one: the first one's context, every result and
 /// finding in order, the distinct verdicts joined.
-Report merge_reports(const std::vector<Report>& reports) {
+/// One report from several: the first one's context, every result (a later
+/// result of a key replaces an earlier one: the same file twice counts once),
+/// and no findings or verdict, so the rules run on the merged evidence.
+/// `replaced` counts the results that replaced another.
+Report merge_reports(const std::vector<Report>& reports, std::size_t& replaced) {
   Report merged = reports.front();
+  replaced = 0;
+  if (reports.size() == 1) return merged;
+  std::map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < merged.results.size(); ++i) at.emplace(merged.results[i].key, i);
   for (std::size_t i = 1; i < reports.size(); ++i) {
     const Report& r = reports[i];
-    merged.results.insert(merged.results.end(), r.results.begin(), r.results.end());
-    merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());
-    if (!r.verdict.empty() && merged.verdict.find(r.verdict) == std::string::npos) {
-      merged.verdict += (merged.verdict.empty() ? "" : "; ") + r.verdict;
+    for (const auto& x : r.results) {
+      if (const auto it = at.find(x.key); it != at.end()) {
+        merged.results[it->second] = x;
+        ++replaced;
+      } else {
+        at.emplace(x.key, merged.results.size());
+        merged.results.push_back(x);
+      }
     }
     if (!r.context.command.empty() && r.context.command != merged.context.command) {
       merged.context.command += "+" + r.context.command;
@@ -30,6 +46,8 @@ Report merge_reports(const std::vector<Report>& reports) {
       merged.context.finished_at = r.context.finished_at;
     if (merged.context.environment.host.hostname.empty()) merged.context.environment = r.context.environment;
   }
+  merged.findings.clear();
+  merged.verdict.clear();
   return merged;
 }
 
@@ -75,7 +93,14 @@ int cmd_report(App& app, const ReportArgs& args) {
   }
   if (reports.empty()) throw UsageError("report: --from FILE is required");
   for (const auto& r : reports) app.note_secrets(r);  // --redact: their host and user names too
-  Report report = merge_reports(reports);
+  std::size_t replaced = 0;
+  Report report = merge_reports(reports, replaced);
+  if (replaced > 0) {
+    std::cerr << fmt::format(
+        "accel-doctor: report: {} result(s) appear in more than one --from file; the "
+        "later file's result is kept\n",
+        replaced);
+  }
   // A report saved by a measuring command other than the default run has no
   // findings yet: the rules are pure, so the rendered report gets them.
   if (report.findings.empty() && report.verdict.empty()) {

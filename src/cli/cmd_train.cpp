@@ -28,6 +28,9 @@ int cmd_train(App& app, const TrainArgs& args) {
   o.cpu_compare = !args.no_cpu;
   o.isolate = !args.no_isolate;
   o.inject_oom_above_bytes = args.inject_oom_above_bytes;
+  if (args.sweep_min > 0 && args.sweep_max > 0 && args.sweep_min > args.sweep_max) {
+    throw UsageError(fmt::format("--sweep-min {} is above --sweep-max {}", args.sweep_min, args.sweep_max));
+  }
   if (o.inject_oom_above_bytes == 0) {
     if (const char* env = std::getenv("ACCEL_DOCTOR_INJECT_OOM_ABOVE_BYTES"); env && *env) {
       char* end = nullptr;
@@ -58,16 +61,20 @@ int cmd_train(App& app, const TrainArgs& args) {
     app.out(out);
     return kExitHealthy;
   }
+  if (engine::list_train(o).empty()) {
+    throw UsageError("no training item matches --filter; `accel-doctor train --list` shows them");
+  }
   Report& report = app.report("train");
   o.machine = engine::machine_context(app.environment(), o.device);
   std::string models;
   for (const auto& m : resolved.models) models += fmt::format("\n  {}", engine::describe_train_model(m));
   const bool gpu = o.device != "cpu";
   app.out(fmt::format(
-      "Training on {}: precisions {}, batch {}, loss agreement over {} steps, batch sweep {}..{}{}\n  data: "
+      "Training on {}: precisions {}, batch {}, loss agreement over {} steps, {}{}\n  data: "
       "{}{}{}\n",
       o.device, fmt::join(resolved.precisions, ","), fmt::join(resolved.batches, ","), resolved.steps,
-      resolved.sweep_min, resolved.sweep_max,
+      resolved.sweep ? fmt::format("batch sweep {}..{}", resolved.sweep_min, resolved.sweep_max)
+                     : std::string("no batch sweep"),
       gpu && resolved.cpu_compare ? fmt::format("; speed-up vs the same steps on the CPU at batch {} (fp32)",
                                                 resolved.batches.front())
                                   : "",

@@ -1,8 +1,12 @@
 // accel-doctor: is my accelerator really doing the work, and if it is slow,
 // why, and what do I change?
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "cli/app.hpp"
@@ -190,13 +194,33 @@ int main(int argc, char** argv) {
   App app(g, std::vector<std::string>(argv, argv + argc));
   try {
     if (g.format != "text" && g.json_path == "-") {
-      throw UsageError(fmt::format("--format {} owns standard output; write the JSON report to a file (--json FILE)",
-                                   g.format));
+      throw UsageError(fmt::format(
+          "--format {} owns standard output; write the JSON report to a file (--json FILE)", g.format));
     }
     if (g.redact && !g.trace_path.empty()) {
       throw UsageError(
           "--trace writes the profiler's raw trace (paths, process and thread names), which --redact cannot "
           "vouch for; leave --trace out of a run you want to share");
+    }
+    if (!g.trace_path.empty() &&
+        (*env || *bench || *llm || *train || *explain || *report || *diagnose_cmd || *compare)) {
+      throw UsageError(
+          "--trace records the profiler trace of the operator checks: use it with `ops` or the "
+          "default run");
+    }
+    // Output files are checked before anything is measured, not after.
+    for (const auto& [what, path] : {std::pair<const char*, std::string>{"--json", g.json_path},
+                                     {"--html", g.html_path},
+                                     {"--trace", g.trace_path}}) {
+      if (path.empty() || path == "-") continue;
+      std::error_code ec;
+      const bool existed = std::filesystem::exists(path, ec);
+      {
+        std::ofstream probe(path, std::ios::app);
+        if (!probe)
+          throw UsageError(fmt::format("{}: cannot write {}: {}", what, path, std::strerror(errno)));
+      }
+      if (!existed) std::filesystem::remove(path, ec);
     }
     if (*env) return cmd_env(app);
     if (*ops) return cmd_ops(app, ops_args);

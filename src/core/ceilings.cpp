@@ -112,8 +112,18 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
     compute.basis = "unknown";
     const std::string dt = peak_dtype_for(r);
     if (const auto it = c->compute.find(dt); it != c->compute.end()) compute = it->second;
-    const bool use_measured = r.kind != "bench" && c->measured_bandwidth;
+    // Workloads and checks are drawn against the bandwidth measured in this
+    // run; benchmarks against the datasheet (a memory benchmark against
+    // itself says nothing), except a compute benchmark on a device without
+    // a datasheet bandwidth (a CPU): its GEMV rows are memory-bound, and a
+    // compute-only bound would understate them many times.
+    const bool use_measured =
+        c->measured_bandwidth &&
+        (r.kind != "bench" || (r.category != "memory" && !c->datasheet_bandwidth.known()));
     const Peak& bandwidth = use_measured ? *c->measured_bandwidth : c->datasheet_bandwidth;
+    // A memory benchmark's bound is the bandwidth: unknown (no datasheet
+    // figure) leaves it without one, never bounded by the compute peak.
+    if (r.kind == "bench" && r.category == "memory" && !bandwidth.known()) continue;
     r.roofline = make_roofline(r.work, r.timing->median_us, compute, bandwidth);
   }
 }

@@ -174,7 +174,8 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
       row.threshold = std::max(options.min_change, riqr(ra.timing) + riqr(rb.timing));
       row.speedup = f->higher_is_better ? f->b / f->a : f->a / f->b;
       row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
-      const bool above_peak = (ra.roofline && ra.roofline->above_peak) || (rb.roofline && rb.roofline->above_peak);
+      const bool above_peak =
+          (ra.roofline && ra.roofline->above_peak) || (rb.roofline && rb.roofline->above_peak);
       if (std::fabs(row.relative) <= row.threshold) {
         row.change = Change::same;
       } else if (above_peak) {

@@ -260,7 +260,7 @@ void check_captures(const RE2& re, const std::string& where) {
 
 const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set", "cpu_only_torch",
                                           "cuda_older_than_arch", "driver_older_than_cuda"};
-const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",         "os_not",
+const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",          "os_not",
                                             "gfx_support", "gfx_family", "gfx_override"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
@@ -1351,11 +1351,27 @@ ExplainResult KnowledgeBase::explain_stream(std::istream& in, const MachineConte
   bool skipping = false;  // the current line passed max_line_bytes
   bool after_cr = false;  // swallow the \n of \r\n
   std::size_t number = 0;
+  std::size_t control = 0;  // control bytes (not tab or ESC) and NULs in the current line
+  std::size_t nuls = 0;     // NULs in the current line
   auto flush = [&] {
     ++number;
-    strip_ansi(line);
-    sc.feed(line, number);
+    // UTF-16LE text (a PowerShell `>` redirect): every other byte a NUL.
+    if (nuls > 0 && nuls * 5 >= line.size() * 2) {
+      line.erase(std::remove(line.begin(), line.end(), '\0'), line.end());
+      control -= nuls;
+      nuls = 0;
+    }
+    // A line of binary data (an executable, a core file: strings between NULs)
+    // is not a log line; the knowledge base's own patterns inside
+    // accel-doctor's binary would otherwise "recognise" every cause.
+    const bool binary_line = nuls > 0 || control * 20 > line.size();
+    if (!binary_line) {
+      strip_ansi(line);
+      sc.feed(line, number);
+    }
     line.clear();
+    control = 0;
+    nuls = 0;
     skipping = false;
   };
   std::vector<char> buf(1 << 16);
@@ -1376,7 +1392,12 @@ ExplainResult KnowledgeBase::explain_stream(std::istream& in, const MachineConte
         continue;
       }
       after_cr = false;
-      if (ch == '\0') result.binary = true;
+      if (ch == '\0') {
+        result.binary = true;
+        ++nuls;
+      }
+      const auto uch = static_cast<unsigned char>(ch);
+      if ((uch < 0x20 && ch != '\t' && ch != '\x1b') || uch == 0x7f) ++control;
       if (skipping) continue;
       if (line.size() >= options.max_line_bytes) {
         skipping = true;

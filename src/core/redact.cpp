@@ -92,13 +92,21 @@ std::vector<std::string> sorted_longest_first(std::vector<std::string> v) {
 /// Words before an IPv4-looking number that say it is a version, not an address.
 bool looks_like_version(std::string_view text, std::size_t start) {
   if (start > 0 && (text[start - 1] == 'v' || text[start - 1] == 'V')) return true;
-  const std::size_t from = start > 32 ? start - 32 : 0;
+  // Only a version word right before the number ("cuDNN 8.9.7.29", "driver
+  // version: 31.0.15.3", "ROCm 6.2.4.1"), not anywhere in the line: a GPU
+  // log line names CUDA or NCCL next to real addresses too
+  // ("NCCL_COMM_ID=192.168.1.77:29500").
+  const std::size_t from = start > 24 ? start - 24 : 0;
   std::string before = lower(text.substr(from, start - from));
-  const auto nl = before.rfind('\n');
-  if (nl != std::string::npos) before = before.substr(nl + 1);
+  while (!before.empty() && std::string_view(" \t:=\"'(").find(before.back()) != std::string_view::npos) {
+    before.pop_back();
+  }
   for (const char* w : {"version", "driver", "cudnn", "cuda", "rocm", "torch", "vbios", "firmware", "inforom",
-                        "miopen", "nccl", "release", "build", "oem object", "ecc object", "image"}) {
-    if (before.find(w) != std::string::npos) return true;
+                        "miopen", "nccl", "release", "build", "oem object", "ecc object", "image", "ver"}) {
+    const std::string_view word(w);
+    if (before.size() >= word.size() && before.compare(before.size() - word.size(), word.size(), word) == 0) {
+      return true;
+    }
   }
   return false;
 }

@@ -368,7 +368,8 @@ class BenchSuite final : public WorkerSuite {
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
     const auto it = rows_.find(key);
-    Result r = start_result(key, "bench", it == rows_.end() ? nullptr : &it->second.info, "no such benchmark in this build");
+    Result r = start_result(key, "bench", it == rows_.end() ? nullptr : &it->second.info,
+                            "no such benchmark in this build");
     if (it == rows_.end()) return r;
     const BenchRow& row = it->second;
     BenchCtx ctx;

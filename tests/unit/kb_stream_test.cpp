@@ -96,6 +96,36 @@ TEST(KbNegative, ErrorAmidBinaryIsStillFound) {
   EXPECT_EQ(r.diagnoses.front().id, "cuda_device_side_assert");
 }
 
+TEST(KbNegative, PatternsInsideAnExecutableAreNotCauses) {
+  // An executable's string table: messages between NULs on one "line" (as
+  // accel-doctor's own binary holds the knowledge base). Not a log.
+  std::string data =
+      "\x7f"
+      "ELF\x02\x01\x01";
+  for (int i = 0; i < 50; ++i) {
+    data += std::string("\0\0", 2) + "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB" +
+            std::string("\0", 1) +
+            "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!";
+  }
+  std::istringstream in(data);
+  const auto r = repo_kb().explain_stream(in, MachineContext{});
+  EXPECT_TRUE(r.binary);
+  EXPECT_TRUE(r.diagnoses.empty()) << r.diagnoses.front().id;
+}
+
+TEST(KbStream, Utf16LogFromPowerShellRedirect) {
+  const std::string text = "RuntimeError: CUDA error: device-side assert triggered\r\n";
+  std::string data = "\xff\xfe";  // BOM
+  for (char ch : text) {
+    data += ch;
+    data += '\0';
+  }
+  std::istringstream in(data);
+  const auto r = repo_kb().explain_stream(in, MachineContext{});
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses.front().id, "cuda_device_side_assert");
+}
+
 // ---------------------------------------------------------------- line handling
 
 TEST(KbStream, CrLfCrAndColourCodes) {

@@ -103,6 +103,10 @@ TEST(Redact, PatternsAndWhatTheyLeaveAlone) {
   EXPECT_EQ(redact_text("bobby and jobbob stay", s), "bobby and jobbob stay");
   EXPECT_EQ(redact_text("peer 192.168.1.20:29500, mac AA:BB:CC:DD:EE:FF, v6 fe80::1c2b:3cff:fe4d:5e6f", s),
             "peer <ip>:29500, mac <mac>, v6 <ip>");
+  // A GPU word earlier in the line does not make an address a version.
+  EXPECT_EQ(redact_text("NCCL_COMM_ID=192.168.1.77:29500", s), "NCCL_COMM_ID=<ip>:29500");
+  EXPECT_EQ(redact_text("torch.cuda.OutOfMemoryError: CUDA out of memory on host 192.168.5.20", s),
+            "torch.cuda.OutOfMemoryError: CUDA out of memory on host <ip>");
   EXPECT_EQ(redact_text("device 123e4567-e89b-12d3-a456-426614174000", s), "device <uuid>");
   EXPECT_EQ(redact_text("Serial Number : 0324018071234, serial numbers are private", s),
             "Serial Number : <serial>, serial numbers are private");

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/ceilings.hpp"
 #include "core/json.hpp"
+#include "core/peaks.hpp"
 #include "core/roofline.hpp"
 
 using namespace accel;
@@ -198,4 +200,38 @@ TEST(Roofline, SourcesCarryBasisAndFormula) {
   const Roofline r = make_roofline(work(1e9, 1e6), 100, est, datasheet(4800, "GB/s", "H200 datasheet"));
   EXPECT_EQ(r.peak_source, "estimated: " + est.source);
   EXPECT_EQ(r.bandwidth_source, "datasheet: H200 datasheet");
+}
+
+namespace {
+Result bench_row(const std::string& category, double flops, double bytes, double median_us) {
+  Result r;
+  r.kind = "bench";
+  r.category = category;
+  r.device = "cpu";
+  r.dtype = "fp32";
+  r.status = Status::ok;
+  r.work.flops = flops;
+  r.work.bytes = bytes;
+  Timing t;
+  t.median_us = median_us;
+  r.timing = t;
+  return r;
+}
+}  // namespace
+
+TEST(Ceilings, CpuBenchWithoutDatasheetBandwidth) {
+  DeviceCeilings c;
+  c.device = "cpu";
+  c.compute["fp32"] = measured_peak(1.0, "TFLOP/s", "test compute peak");
+  c.datasheet_bandwidth.basis = "unknown";
+  c.measured_bandwidth = measured_peak(20.0, "GB/s", "copy measured in the test");
+  // A GEMV (1x4096x4096 fp32): 33.5 MFLOP over 67 MB, 5 ms -> 13.4 GB/s of
+  // 20 measured = 67%, not 0.7% of the compute peak.
+  std::vector<Result> rs{bench_row("gemm", 2.0 * 4096 * 4096, 4.0 * 4096 * 4096, 5000),
+                         bench_row("memory", 2.0 * (1 << 25), 12.0 * (1 << 25), 20000)};
+  annotate_rooflines(rs, {c});
+  ASSERT_TRUE(rs[0].roofline);
+  EXPECT_NEAR(rs[0].roofline->percent_of_bound, 67.1, 0.5);
+  // A memory benchmark has no bound without a datasheet bandwidth.
+  EXPECT_FALSE(rs[1].roofline);
 }

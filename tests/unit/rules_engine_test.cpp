@@ -42,7 +42,8 @@ TEST(RulesEngine, RecordedH200DefaultRunIsHealthy) {
   // Eager batch-1 decode is launch-bound: a tip, with the graph-replay gain measured in the run.
   ASSERT_TRUE(has(fs, "launch_bound_decode")) << ids(fs);
   for (const auto& f : fs) {
-    if (f.id == "launch_bound_decode") EXPECT_NE(f.evidence.find("graph replay"), std::string::npos) << f.evidence;
+    if (f.id == "launch_bound_decode")
+      EXPECT_NE(f.evidence.find("graph replay"), std::string::npos) << f.evidence;
   }
   const std::string v = verdict_line(r, fs);
   EXPECT_EQ(v.rfind("cuda:0 (NVIDIA H200) does the work", 0), 0u) << v;

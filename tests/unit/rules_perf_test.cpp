@@ -167,7 +167,9 @@ TEST(RulesPerf, LaunchBoundDecodeWithGraphSpeedup) {
 TEST(RulesPerf, LaunchBoundWithoutGraphRowIsAWarning) {
   Report r = load_report("h200-slow.json");
   r.results.erase(std::remove_if(r.results.begin(), r.results.end(),
-                                 [](const Result& x) { return x.key.size() > 6 && x.key.substr(x.key.size() - 6) == "/graph"; }),
+                                 [](const Result& x) {
+                                   return x.key.size() > 6 && x.key.substr(x.key.size() - 6) == "/graph";
+                                 }),
                   r.results.end());
   const Finding& f = only(run_rules(r), "launch_bound_decode");
   EXPECT_EQ(f.severity, "warning");

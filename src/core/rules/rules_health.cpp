@@ -623,7 +623,9 @@ void rule_slow_env(const Ctx& c, std::vector<Finding>& out) {
     std::string fix = unset_var_advice(c.platform, s.name);
     if (!s.fix.empty()) fix += "; " + s.fix;
     out.push_back(make_finding("slow_setting", s.severity,
-                               s.severity == "critical" ? 85 : s.severity == "warning" ? 50 : 10,
+                               s.severity == "critical"  ? 85
+                               : s.severity == "warning" ? 50
+                                                         : 10,
                                fmt::format("{}={} slows this run down", s.name, v->value),
                                fmt::format("{}={} is set in the environment", s.name, v->value), s.why, fix,
                                "kb/env_vars.json and kb/rules.json (accel-doctor)"));

@@ -83,15 +83,16 @@ std::string hides_all(const std::string& name, const std::string& value, std::si
   bool all_out_of_range = true, any = false, first_out_of_range = false;
   {
     const std::string first = v.substr(0, v.find(','));
-    const bool numeric =
-        !first.empty() && std::all_of(first.begin(), first.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    const bool numeric = !first.empty() && std::all_of(first.begin(), first.end(),
+                                                       [](char ch) { return ch >= '0' && ch <= '9'; });
     first_out_of_range = numeric && (first.size() > 6 || std::stoul(first) >= count);
   }
   const bool stops_at_invalid = name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES";
   if (stops_at_invalid && first_out_of_range) {
-    return fmt::format("its first entry ({}) is not a GPU index here (the machine has {} such GPU{}, indices "
-                       "0-{}), and the runtime stops reading the list at the first invalid entry",
-                       v.substr(0, v.find(',')), count, count == 1 ? "" : "s", count - 1);
+    return fmt::format(
+        "its first entry ({}) is not a GPU index here (the machine has {} such GPU{}, indices "
+        "0-{}), and the runtime stops reading the list at the first invalid entry",
+        v.substr(0, v.find(',')), count, count == 1 ? "" : "s", count - 1);
   }
   while (start <= v.size()) {
     const auto comma = v.find(',', start);
@@ -413,8 +414,9 @@ std::vector<AmdGpu> amd_gpus(const Ctx& c) {
     if (d.vendor == "amd" && starts_with(d.arch, "gfx")) visible.insert(d.arch);
   }
   if (visibility_set && !visible.empty()) {
-    out.erase(std::remove_if(out.begin(), out.end(), [&](const AmdGpu& a) { return !visible.count(a.target); }),
-              out.end());
+    out.erase(
+        std::remove_if(out.begin(), out.end(), [&](const AmdGpu& a) { return !visible.count(a.target); }),
+        out.end());
   }
   for (auto& a : out) {
     a.in_build = in_list(a.target);
@@ -456,28 +458,30 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
       // HIP on Windows does not go through the HSA runtime: the variable is
       // ignored (AMD in ROCm/TheRock#1719; llama.cpp PR #21331).
       if (g.var) {
-        out.push_back(make_finding(
-            "hsa_override.ignored_on_windows", native ? "info" : "warning", native ? 8 : 50,
-            fmt::format("{}={} has no effect on Windows ({})", var_name, value, who),
-            fmt::format("{} is set, but HIP on Windows does not read it", var_name),
-            "Advice written for Linux ROCm does not carry over: the GPU keeps its real target.",
-            unset_var_advice(c.platform, var_name), kRefHsaWindows));
+        out.push_back(
+            make_finding("hsa_override.ignored_on_windows", native ? "info" : "warning", native ? 8 : 50,
+                         fmt::format("{}={} has no effect on Windows ({})", var_name, value, who),
+                         fmt::format("{} is set, but HIP on Windows does not read it", var_name),
+                         "Advice written for Linux ROCm does not carry over: the GPU keeps its real target.",
+                         unset_var_advice(c.platform, var_name), kRefHsaWindows));
       }
       if (!native && a.support != "native") {
         out.push_back(make_finding(
             "hsa_override.windows_no_build", "critical", 99,
             fmt::format("{} is not in this build, and Windows has no HSA_OVERRIDE_GFX_VERSION", who),
-            fmt::format("{} is not in this build's arch list ({}); on Linux the override {} would map it onto "
-                        "a supported target, on Windows nothing can",
-                        g.target, list_some(c.env.torch.arch_list, 8),
-                        a.override_value.empty() ? std::string("(none exists)") : "=" + a.override_value),
+            fmt::format(
+                "{} is not in this build's arch list ({}); on Linux the override {} would map it onto "
+                "a supported target, on Windows nothing can",
+                g.target, list_some(c.env.torch.arch_list, 8),
+                a.override_value.empty() ? std::string("(none exists)") : "=" + a.override_value),
             "Without code for its target the GPU cannot run torch's kernels: errors such as "
             "hipErrorNoBinaryForGpu / \"invalid device function\", or the GPU is ignored.",
-            fmt::format("Install a torch/ROCm build that includes {} (TheRock nightly wheels for the gfx103X / "
-                        "gfx110X families, or a self-build with PYTORCH_ROCM_ARCH={}), check with python -c "
-                        "\"import torch; print(torch.cuda.get_arch_list())\"; or run under Linux, where "
-                        "HSA_OVERRIDE_GFX_VERSION={} works; or use torch-directml",
-                        g.target, g.target, a.override_value.empty() ? "<value>" : a.override_value),
+            fmt::format(
+                "Install a torch/ROCm build that includes {} (TheRock nightly wheels for the gfx103X / "
+                "gfx110X families, or a self-build with PYTORCH_ROCM_ARCH={}), check with python -c "
+                "\"import torch; print(torch.cuda.get_arch_list())\"; or run under Linux, where "
+                "HSA_OVERRIDE_GFX_VERSION={} works; or use torch-directml",
+                g.target, g.target, a.override_value.empty() ? "<value>" : a.override_value),
             kRefHsaWindows));
       }
       continue;

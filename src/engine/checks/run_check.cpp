@@ -2,8 +2,8 @@
 // that happens into a Result. Never throws.
 #include "engine/checks/run_check.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 

@@ -382,7 +382,16 @@ class TrainSuite final : public WorkerSuite {
           fmt::format("the {} loss became non-finite within {} steps", precision_name(prec), curve.size());
       return;
     }
-    if (!(last < first)) {
+    // Whether SGD makes progress is judged only over enough steps and a
+    // batch large enough for BatchNorm and a stable gradient; below that a
+    // rising loss is noise, not a fault of the device.
+    constexpr std::size_t kMinJudgedSteps = 10;
+    constexpr int kMinJudgedBatch = 8;
+    if (curve.size() < kMinJudgedSteps || item.batch < kMinJudgedBatch) {
+      r.evidence["loss_fall_not_judged"] = fmt::format(
+          "{} steps at batch {}: too few steps or too small a batch to judge (needs >= {} and >= {})",
+          curve.size(), item.batch, kMinJudgedSteps, kMinJudgedBatch);
+    } else if (!(last < first)) {
       r.status = Status::mismatch;
       r.reason =
           fmt::format("the loss did not fall in {} steps ({:.4g} -> {:.4g})", curve.size(), first, last);
