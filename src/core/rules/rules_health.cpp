@@ -421,6 +421,27 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
         "often lose from SMT threads.",
         fmt::format("Try torch.set_num_threads({}) (or OMP_NUM_THREADS={}) and compare", physical, physical),
         "https://pytorch.org/docs/stable/notes/cpu_threading_torchscript_inference.html"));
+    return;
+  }
+  // The other way round: cores torch leaves idle when the CPU does the work.
+  const int cores = physical > 0 ? physical : logical;
+  if (c.target_is_cpu() && t < cores) {
+    const EnvVar* omp = c.env_var("OMP_NUM_THREADS");
+    out.push_back(make_finding(
+        "thread_undersubscription", t * 2 <= cores ? "warning" : "info", t * 2 <= cores ? 45 : 12,
+        fmt::format("torch uses {} of {} cores", t, cores),
+        fmt::format("intra-op threads {}, physical cores {}, logical {}{}", t,
+                    physical > 0 ? std::to_string(physical) : "?", logical,
+                    omp ? ", OMP_NUM_THREADS=" + omp->value : ""),
+        "Every CPU op (GEMM, convolution, elementwise) runs on that many threads only: the other cores idle, "
+        "and the CPU's speed-up baseline and peak figures describe a part of the machine.",
+        omp ? fmt::format("OMP_NUM_THREADS={} limits it: raise it to {} (or unset it), or "
+                          "torch.set_num_threads({}) at start-up",
+                          omp->value, cores, cores)
+            : fmt::format("torch.set_num_threads({}) at start-up (or OMP_NUM_THREADS={}); a container or job "
+                          "scheduler may cap the CPUs torch detects (check os.sched_getaffinity(0))",
+                          cores, cores),
+        "https://pytorch.org/docs/stable/notes/cpu_threading_torchscript_inference.html"));
   }
 }
 
@@ -650,7 +671,8 @@ std::vector<RuleEntry> health_rules() {
        rule_above_peak},
       {"thread_oversubscription",
        "intra-op threads > logical cores, or x BLAS threads > logical cores; info: > "
-       "physical cores on a CPU run",
+       "physical cores on a CPU run; thread_undersubscription: on a CPU run fewer intra-op threads than "
+       "cores (warning at half or less)",
        rule_threads},
       {"cpu_power_saving", "cpu_governor powersave / a power-saver plan", rule_governor},
       {"gpu_shared", "NVML other_compute_processes > 0", rule_gpu_processes},
