@@ -3,11 +3,16 @@
 # accel-doctor against the machine's Python torch, then run the measurements
 # in priority order, each under a timeout cut to what is left of DEADLINE_S,
 # writing every result straight to $OUT/r (what was measured before a
-# timeout still comes back).
+# timeout still comes back). The device tool returns at most 8 files a call,
+# so the results are packed into $OUT/results.tar.gz (plus log.txt beside it)
+# when the script ends, also on a timeout's SIGTERM.
 #   OUT=... DEADLINE_S=230 scripts/device/final_run.sh
 # Run from a `git archive HEAD` copy with .devdeps beside it (see stage_deps.sh).
 set -uo pipefail
-OUT="${OUT:-/tmp/accel-out}"; R="$OUT/r"; mkdir -p "$R"
+OUT="${OUT:-/tmp/accel-out}"; R=/tmp/accel-r; rm -rf "$R"; mkdir -p "$R" "$OUT"
+pack() { tar -C /tmp -czf "$OUT/results.tar.gz" accel-r 2>/dev/null; cp "$R/log.txt" "$OUT/log.txt" 2>/dev/null; }
+trap pack EXIT
+trap 'pack; exit 143' TERM
 exec > >(tee -a "$R/log.txt") 2>&1
 DEADLINE_S="${DEADLINE_S:-230}"
 t0=$(date +%s)
