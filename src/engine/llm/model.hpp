@@ -76,7 +76,9 @@ struct Weights {
   std::vector<LayerWeights> layers;
 };
 
-/// Random weights (normal, std 0.02 as HF initialises; norms at 1) on `device`.
+/// Random weights (normal, std 0.02 as HF initialises; norms at 1) on `device`,
+/// reproducible for a seed on a given device (drawn on the device itself when
+/// it is not the CPU).
 Weights random_weights(const LlamaConfig& cfg, const c10::Device& device, at::ScalarType dtype,
                        uint64_t seed);
 
