@@ -176,17 +176,24 @@ int main(int argc, char** argv) {
   auto* compare = cli.add_subcommand(
       "compare",
       "what got faster, slower, newly failing or fixed between two reports (exit 1 on a regression)");
-  compare->add_option("a", compare_args.a, "the earlier report.json (A)")->required();
-  compare->add_option("b", compare_args.b, "the later report.json (B)")->required();
+  compare->add_option("A", compare_args.a, "the earlier report.json (before the upgrade)")->required();
+  compare->add_option("B", compare_args.b, "the later report.json (after the upgrade)")->required();
   compare->add_flag("--json", compare_args.json, "print the comparison as JSON on standard output");
   compare
       ->add_option("--min-change", compare_args.min_change_pct,
                    "smallest change that counts, in percent (the noise threshold is at least this)")
       ->capture_default_str();
 
+  // Subcommand help lists only its own options: say where the global ones are.
+  for (auto* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
+    sub->footer(
+        "Global options (before or after the command): --device, --json FILE, --html FILE, --format "
+        "text|md|jsonl, --trace FILE, --quiet, --no-color, --redact; `accel-doctor --help` explains them.");
+  }
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) std::cerr << "accel-doctor: ";  // usage errors carry the tool's name
     const int rc = cli.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }

@@ -462,6 +462,10 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
     } else if (r.evidence.contains("bottleneck") && r.evidence["bottleneck"].is_string()) {
       note = r.evidence["bottleneck"].get<std::string>();
     }
+    if (r.status == Status::ok && r.timing && r.timing->noisy) {
+      note = "noisy (IQR > 10% of median)" + std::string(note.empty() ? "" : "; ") + note;
+      rate += "!";
+    }
     t.row({{r.name},
            {r.category},
            {r.dtype},
