@@ -63,6 +63,13 @@ step bench-fidelity 30 $BIN bench --no-cpu --filter bench/cuda/gemm/square/bf16/
 step reference 30 bash -c "$PY scripts/device/reference_bench.py > $R/reference_bench.json 2> $R/reference_bench.err"
 [ -s "$R/reference_bench.json" ] && $PY scripts/device/fidelity.py "$R/bench.json" "$R/reference_bench.json" | tee "$R/fidelity.txt"
 
+# 3b. Which kernel our bf16 8192^3 GEMM runs (the fidelity gap of issue 3):
+# ncu names the first kernels of the run, then lets it continue unprofiled.
+if command -v ncu >/dev/null; then
+  step gemm-kernel 60 bash -c "ncu --launch-count 6 --print-summary per-kernel $BIN --quiet bench --no-cpu --no-isolate --filter bench/cuda/gemm/square/bf16/8192x8192x8192 > $R/gemm_ncu.txt 2>&1"
+  grep -iE "gemm|kernel|sm90|cutlass|nvjet" "$R/gemm_ncu.txt" | head -12
+fi
+
 # 4. Training steps and the --trace path on the GPU.
 step train 40 $BIN train --quick --json "$R/train.json" > "$R/train.txt" 2>&1
 tail -25 "$R/train.txt"
