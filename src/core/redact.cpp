@@ -225,10 +225,13 @@ std::string redact_text(std::string_view text, const RedactSecrets& secrets) {
   std::string s = redact_patterns(text);
   std::vector<std::string> hosts;
   for (const auto& h : secrets.hostnames) {
-    if (h.size() < 2 || lower(h) == "localhost") continue;
+    // Host-name fields are always replaced (redact_report); in free text a
+    // name of under 4 letters ("gpu", "vm") would take ordinary words with it
+    // ("The <host> is slowing its clocks") and identifies nobody.
+    if (h.size() < 4 || lower(h) == "localhost") continue;
     hosts.push_back(h);
     const auto dot = h.find('.');
-    if (dot != std::string::npos && dot >= 2) hosts.push_back(h.substr(0, dot));
+    if (dot != std::string::npos && dot >= 4) hosts.push_back(h.substr(0, dot));
   }
   for (const auto& h : sorted_longest_first(hosts)) s = replace_word(s, h, "<host>");
   std::vector<std::string> users;

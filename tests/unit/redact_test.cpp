@@ -147,3 +147,15 @@ TEST(Redact, IdentifyingJsonKeysAreReplacedWhole) {
 
 }  // namespace
 }  // namespace accel
+
+namespace accel {
+namespace {
+TEST(RedactShortNames, ShortHostNamesDoNotEatWords) {
+  RedactSecrets s;
+  s.hostnames = {"gpu"};
+  EXPECT_EQ(redact_text("The gpu is slowing its clocks down", s), "The gpu is slowing its clocks down");
+  s.hostnames = {"gpu-node-17"};
+  EXPECT_EQ(redact_text("ssh gpu-node-17 failed", s), "ssh <host> failed");
+}
+}  // namespace
+}  // namespace accel
