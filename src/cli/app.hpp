@@ -176,6 +176,8 @@ struct DiagnoseArgs {
 int cmd_diagnose(App& app, const DiagnoseArgs& args);
 /// The rules engine's inputs (kb/arch.json through app.kb(), kb/rules.json).
 DiagnoseOptions diagnose_options(App& app);
+/// Runs the rules over `report` and stores the findings and the verdict in it.
+void add_diagnosis(App& app, Report& report);
 /// Runs the rules over `report`, stores the findings and the verdict in it,
 /// prints them, and returns the exit code they call for (kExitFindings when
 /// needs_attention(), else kExitHealthy). For the default run.

@@ -53,9 +53,13 @@ DiagnoseOptions diagnose_options(App& app) {
   return o;
 }
 
-int report_diagnosis(App& app, Report& report) {
+void add_diagnosis(App& app, Report& report) {
   report.findings = diagnose(report, diagnose_options(app));
   report.verdict = verdict_line(report, report.findings);
+}
+
+int report_diagnosis(App& app, Report& report) {
+  add_diagnosis(app, report);
   const ConsoleStyle style = app.style_stdout();
   const bool attention = needs_attention(report, report.findings);
   app.out("\n" + render_findings(report.findings, style));

@@ -9,8 +9,6 @@
 #include "cli/app.hpp"
 #include "core/report/console.hpp"
 #include "core/report/digest.hpp"
-#include "core/report/findings.hpp"
-#include "core/rules/rules.hpp"
 
 namespace accel::cli {
 
@@ -103,10 +101,7 @@ int cmd_report(App& app, const ReportArgs& args) {
   }
   // A report saved by a measuring command other than the default run has no
   // findings yet: the rules are pure, so the rendered report gets them.
-  if (report.findings.empty() && report.verdict.empty()) {
-    report.findings = diagnose(report, diagnose_options(app));
-    report.verdict = verdict_line(report, report.findings);
-  }
+  if (report.findings.empty() && report.verdict.empty()) add_diagnosis(app, report);
   app.out(render_text(report, app.style_stdout()));
   app.write_outputs(report);
   return kExitHealthy;  // rendering succeeded; `diagnose --from` gives the health exit code

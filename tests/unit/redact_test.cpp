@@ -145,11 +145,6 @@ TEST(Redact, IdentifyingJsonKeysAreReplacedWhole) {
   EXPECT_EQ(red["host"]["hostname"], "<host>");
 }
 
-}  // namespace
-}  // namespace accel
-
-namespace accel {
-namespace {
 TEST(RedactShortNames, ShortHostNamesDoNotEatWords) {
   RedactSecrets s;
   s.hostnames = {"gpu"};
@@ -157,5 +152,6 @@ TEST(RedactShortNames, ShortHostNamesDoNotEatWords) {
   s.hostnames = {"gpu-node-17"};
   EXPECT_EQ(redact_text("ssh gpu-node-17 failed", s), "ssh <host> failed");
 }
+
 }  // namespace
 }  // namespace accel
