@@ -144,6 +144,21 @@ TEST(RulesSetup, HsaOverrideSetOnWindowsIsReportedAsIgnored) {
   EXPECT_TRUE(has(fs, "hsa_override.ignored_on_windows")) << ids(fs);
 }
 
+TEST(RulesSetup, UnsupportedTargetOnWindowsIsReportedOnce) {
+  // gfx1010 has no override on any OS: arch_not_in_build says so; the Windows
+  // override finding is for targets an override fixes on Linux.
+  Report r = load_report("rx5700xt-rdna1-override.json");
+  r.context.environment.host.os = "Windows 11 Pro";
+  r.context.environment.env_vars.clear();
+  for (auto& d : r.context.environment.devices) {  // what torch reports without the override
+    d.arch = "gfx1010";
+    d.arch_in_build = false;
+  }
+  const auto fs = run_rules(r);
+  EXPECT_TRUE(has(fs, "arch_not_in_build")) << ids(fs);
+  EXPECT_FALSE(has(fs, "hsa_override.windows_no_build")) << ids(fs);
+}
+
 TEST(RulesSetup, HiddenIntegratedGpuGetsNoOverrideAdvice) {
   // The dGPU torch uses is fine; the iGPU is hidden on purpose by HIP_VISIBLE_DEVICES.
   Report r = load_report("rx6600-linux-no-override.json");

@@ -80,19 +80,17 @@ std::string hides_all(const std::string& name, const std::string& value, std::si
   // for the CUDA/HIP runtimes, which stop reading the list at the first
   // invalid entry, a first entry out of range ("1,0" on one GPU hides it).
   std::size_t start = 0;
-  bool all_out_of_range = true, any = false, first_out_of_range = false;
-  {
-    const std::string first = v.substr(0, v.find(','));
-    const bool numeric = !first.empty() && std::all_of(first.begin(), first.end(),
-                                                       [](char ch) { return ch >= '0' && ch <= '9'; });
-    first_out_of_range = numeric && (first.size() > 6 || std::stoul(first) >= count);
-  }
+  bool all_out_of_range = true, any = false;
+  const std::string first = v.substr(0, v.find(','));
+  const bool first_numeric = !first.empty() && std::all_of(first.begin(), first.end(),
+                                                           [](char ch) { return ch >= '0' && ch <= '9'; });
+  const bool first_out_of_range = first_numeric && (first.size() > 6 || std::stoul(first) >= count);
   const bool stops_at_invalid = name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES";
   if (stops_at_invalid && first_out_of_range) {
     return fmt::format(
         "its first entry ({}) is not a GPU index here (the machine has {} such GPU{}, indices "
         "0-{}), and the runtime stops reading the list at the first invalid entry",
-        v.substr(0, v.find(',')), count, count == 1 ? "" : "s", count - 1);
+        first, count, count == 1 ? "" : "s", count - 1);
   }
   while (start <= v.size()) {
     const auto comma = v.find(',', start);
@@ -465,23 +463,24 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
                          "Advice written for Linux ROCm does not carry over: the GPU keeps its real target.",
                          unset_var_advice(c.platform, var_name), kRefHsaWindows));
       }
-      if (!native && a.support != "native") {
+      // The targets arch_not_in_build leaves to this rule (an override fixes
+      // them on Linux); the others it reports on every OS.
+      if (!native && (a.support == "override" || a.support == "override_risky")) {
         out.push_back(make_finding(
             "hsa_override.windows_no_build", "critical", 99,
             fmt::format("{} is not in this build, and Windows has no HSA_OVERRIDE_GFX_VERSION", who),
             fmt::format(
-                "{} is not in this build's arch list ({}); on Linux the override {} would map it onto "
-                "a supported target, on Windows nothing can",
-                g.target, list_some(c.env.torch.arch_list, 8),
-                a.override_value.empty() ? std::string("(none exists)") : "=" + a.override_value),
+                "{} is not in this build's arch list ({}); on Linux HSA_OVERRIDE_GFX_VERSION={} would "
+                "map it onto a supported target, on Windows nothing can",
+                g.target, list_some(c.env.torch.arch_list, 8), a.override_value),
             "Without code for its target the GPU cannot run torch's kernels: errors such as "
             "hipErrorNoBinaryForGpu / \"invalid device function\", or the GPU is ignored.",
             fmt::format(
                 "Install a torch/ROCm build that includes {} (TheRock nightly wheels for the gfx103X / "
                 "gfx110X families, or a self-build with PYTORCH_ROCM_ARCH={}), check with python -c "
-                "\"import torch; print(torch.cuda.get_arch_list())\"; or run under Linux, where "
-                "HSA_OVERRIDE_GFX_VERSION={} works; or use torch-directml",
-                g.target, g.target, a.override_value.empty() ? "<value>" : a.override_value),
+                "\"import torch; print(torch.cuda.get_arch_list())\"; or run under Linux, where the "
+                "override works; or use torch-directml",
+                g.target, g.target),
             kRefHsaWindows));
       }
       continue;
