@@ -7,8 +7,10 @@ CMAKE_FLAGS ?=
 
 .PHONY: doctor test build configure setup setup-test clean format
 
+# Exit 1 means "findings to read", which is the job done, not a failed make;
+# 2 (set-up) and 4 (internal error) still fail.
 doctor: setup build
-	./$(BUILD)/accel-doctor
+	./$(BUILD)/accel-doctor || [ $$? -eq 1 ]
 
 test: setup-test build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
