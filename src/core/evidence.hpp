@@ -156,6 +156,10 @@ struct Result {
   std::optional<ErrorInfo> error;
   json evidence = json::object();  ///< open-ended evidence (profiler, backend names)
   double wall_ms = 0;              ///< wall time spent on this item, all phases
+  /// Where wall_ms went, in ms, by phase (operator checks: "inputs",
+  /// "first_call", "reference", "device_timing", "cpu_timing", "profile"):
+  /// the cost of the measurement itself, so the run's own speed can be tuned.
+  std::map<std::string, double> phase_ms;
 };
 
 // ---------------------------------------------------------------- environment
@@ -345,7 +349,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape, device,
                                                 status, reason, timing, cpu_timing, speedup, work, metrics,
                                                 accuracy, roofline, profile, warnings, error, evidence,
-                                                wall_ms)
+                                                wall_ms, phase_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
                                                 logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source,
                                                 simd, memory_total_bytes, memory_available_bytes,

@@ -168,6 +168,12 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
   r.device = device_string(ctx.device);
   r.work.flops = def.flops;
 
+  auto phase_start = wall0;
+  auto phase_done = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    r.phase_ms[name] += std::chrono::duration<double, std::milli>(now - phase_start).count();
+    phase_start = now;
+  };
   auto finish = [&]() -> Result {
     r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
     return r;
@@ -190,10 +196,12 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
     const Tensors dev_in = convert(master, dtype, def.inputs_on_host ? c10::Device(c10::kCPU) : ctx.device);
     const OpEnv env{ctx.device, dtype};
     synchronize(ctx.device);
+    phase_done("inputs");
 
     // First call: does it run, and where does the output live?
     at::Tensor out = def.op(dev_in, env);
     synchronize(ctx.device);
+    phase_done("first_call");
     const bool expect_host = def.output_on_host;
     const c10::Device expected = expect_host ? c10::Device(c10::kCPU) : ctx.device;
     if (out.defined() && out.device() != expected) {
@@ -225,11 +233,13 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
         r.reason = why;
       }
     }
+    phase_done("reference");
 
     // Timing on the device, then the same op on the CPU.
     const TimerOptions topt = ctx.quick ? TimerOptions::quick() : ctx.timer;
     r.timing = time_op(
         ctx.device, [&] { (void)def.op(dev_in, env); }, topt);
+    phase_done("device_timing");
     if (!ctx.device.is_cpu() && def.compare_cpu) {
       try {
         const Tensors cpu_in = convert(master, dtype, c10::Device(c10::kCPU));
@@ -247,8 +257,12 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
       } catch (const std::exception& e) {
         r.evidence["cpu_error"] = exception_message(e);
       }
+      phase_done("cpu_timing");
     }
-    if (ctx.profile) r.profile = profile_check(def, dev_in, env, ctx, r.key);
+    if (ctx.profile) {
+      r.profile = profile_check(def, dev_in, env, ctx, r.key);
+      phase_done("profile");
+    }
     if (r.status == Status::skipped) r.status = Status::ok;
   } catch (const std::exception& e) {
     ErrorInfo err;
