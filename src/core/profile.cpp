@@ -237,6 +237,7 @@ DeviceTimeBreakdown attribute_device_time(
   std::map<int64_t, const TraceEvent*> launches;  // correlation -> host runtime call
   std::vector<const TraceEvent*> annotations;
   std::vector<std::pair<double, double>> intervals;
+  std::map<std::string, DeviceTimeBreakdown::Kernel> per_kernel;
   for (const auto& e : events) {
     if ((e.kind == TraceEvent::Kind::runtime || e.kind == TraceEvent::Kind::sync) && e.correlation >= 0) {
       launches[e.correlation] = &e;
@@ -271,9 +272,17 @@ DeviceTimeBreakdown attribute_device_time(
       if (cls.empty()) {
         cls = implementations && implementations->role_of_kernel(e.name) == "gemm" ? "GEMM" : "elementwise";
       }
+      auto& k = per_kernel[e.name];
+      k.name = e.name;
+      k.cls = cls;
+      ++k.count;
+      k.total_us += e.dur_us;
     }
     b.by_class_us[cls] += e.dur_us;
   }
+  for (auto& [name, k] : per_kernel) b.by_kernel.push_back(std::move(k));
+  std::sort(b.by_kernel.begin(), b.by_kernel.end(),
+            [](const auto& x, const auto& y) { return x.total_us > y.total_us; });
   if (!intervals.empty()) {
     std::sort(intervals.begin(), intervals.end());
     b.span_us = 0;

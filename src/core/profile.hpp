@@ -83,7 +83,14 @@ std::size_t merge_chrome_traces(std::ostream& out, const std::vector<std::string
 /// kernel names. Kernels are tied to the host call that launched them by
 /// correlation id, and that call to the innermost enclosing annotation.
 struct DeviceTimeBreakdown {
+  struct Kernel {
+    std::string name;
+    std::string cls;  ///< the class it was counted in
+    int count = 0;
+    double total_us = 0;
+  };
   std::map<std::string, double> by_class_us;  ///< class -> device µs
+  std::vector<Kernel> by_kernel;              ///< per kernel name, longest total first
   double kernel_us = 0;                       ///< sum of kernel durations
   double copy_us = 0;
   int kernels = 0;

@@ -170,3 +170,36 @@ TEST(MergeTraces, StreamsPartsInOrderSkipsInvalidOnesAndReplacesBadUtf8) {
   for (std::size_t i = 0; i < names.size(); ++i) parts.emplace_back(names[i], texts[i]);
   EXPECT_EQ(merge_chrome_traces(parts), out.str());
 }
+
+TEST(Attribution, ClassesKernelsAndIdleTime) {
+  // Two launches under "llm::rope", one under no annotation; kernels run at
+  // device times 0-10, 10-14 and 20-30 (busy 24 of a 30 µs span).
+  auto at = [](TraceEvent e, double ts, int64_t corr) {
+    e.ts_us = ts;
+    e.correlation = corr;
+    return e;
+  };
+  std::vector<TraceEvent> events;
+  events.push_back(at(ev(TraceEvent::Kind::annotation, "llm::rope", 50), 100, -1));
+  events.push_back(at(ev(TraceEvent::Kind::runtime, "cudaLaunchKernel", 2), 110, 1));
+  events.push_back(at(ev(TraceEvent::Kind::runtime, "cudaLaunchKernel", 2), 120, 2));
+  events.push_back(at(ev(TraceEvent::Kind::runtime, "cudaLaunchKernel", 2), 200, 3));
+  events.push_back(at(ev(TraceEvent::Kind::kernel, "elementwise_kernel", 10), 0, 1));
+  events.push_back(at(ev(TraceEvent::Kind::kernel, "elementwise_kernel", 4), 10, 2));
+  events.push_back(at(ev(TraceEvent::Kind::kernel, "nvjet_hsh_64x8_64x16_2x1_v_bz_splitK_TNT", 10), 20, 3));
+  const auto t = table();
+  const auto b = attribute_device_time(
+      events, [](const std::string& a) { return a == "llm::rope" ? std::string("rotary") : std::string(); },
+      &t);
+  EXPECT_EQ(b.kernels, 3);
+  EXPECT_DOUBLE_EQ(b.by_class_us.at("rotary"), 14);
+  EXPECT_DOUBLE_EQ(b.by_class_us.at("GEMM"), 10);
+  ASSERT_EQ(b.by_kernel.size(), 2u);
+  EXPECT_EQ(b.by_kernel[0].name, "elementwise_kernel");
+  EXPECT_EQ(b.by_kernel[0].count, 2);
+  EXPECT_DOUBLE_EQ(b.by_kernel[0].total_us, 14);
+  EXPECT_EQ(b.by_kernel[1].cls, "GEMM");
+  EXPECT_DOUBLE_EQ(b.busy_us, 24);
+  EXPECT_DOUBLE_EQ(b.span_us, 30);
+  EXPECT_NEAR(b.idle_fraction, 0.2, 1e-12);
+}
