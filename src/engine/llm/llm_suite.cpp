@@ -1,6 +1,8 @@
 // The `llm` suite: items, measurements, attribution, graph replay.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -364,40 +366,63 @@ class LlmSuite final : public WorkerSuite {
 
     // Where the device time goes in a few steps, and how idle the device is.
     if (!dev.is_cpu()) {
-      const int steps = std::min(item.gen, 4);
       at::Tensor t2 = first;
-      const Capture cap = profile_call(dev, [&] {
-        for (int g = 0; g < steps; ++g) step(t2, item.prompt + g);
-      });
-      if (cap.unavailable.empty()) {
-        const auto b = attribute_device_time(cap.events, annotation_class, impls_ ? &*impls_ : nullptr);
-        json by_class = json::object();
-        for (const auto& [k, v] : b.by_class_us) by_class[k] = v / steps;
-        const double step_us = r.timing->median_us / item.gen;
-        const double busy = b.busy_us / steps;
-        r.evidence["device_time_per_step_us"] = by_class;
-        r.metrics["kernels_per_step"] = static_cast<double>(b.kernels) / steps;
-        r.metrics["device_busy_per_step_us"] = busy;
-        r.metrics["step_time_us"] = step_us;
-        r.metrics["device_idle_fraction"] = step_us > 0 ? std::clamp(1.0 - busy / step_us, 0.0, 1.0) : 0.0;
-        r.metrics["device_idle_between_kernels"] = b.idle_fraction;
-        const bool launch_bound = step_us > 0 && busy / step_us < 0.6;
-        r.evidence["launch_bound"] = launch_bound;
-        r.evidence["bottleneck"] =
-            launch_bound
-                ? fmt::format(
-                      "launch-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), running "
-                      "{:.0f} kernels of {:.1f} µs on average; the host cannot issue kernels as fast as the "
-                      "device runs them",
-                      busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
-                      b.kernel_us / std::max(b.kernels, 1))
-                : fmt::format("device-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%)",
-                              busy, step_us, 100.0 * busy / step_us);
-      } else {
-        r.evidence["attribution_unavailable"] = cap.unavailable;
-      }
+      int64_t p2 = item.prompt;
+      attribute_steps(
+          r, dev, std::min(item.gen, 4), item.gen, [&] { step(t2, p2++); }, "");
     }
     r.status = Status::ok;
+  }
+
+  /// Profiles `steps` calls of `one_step` and records where the device
+  /// time goes (by class and by kernel), the kernels per step and how busy
+  /// the device is against the measured step time (`r.timing` over `gen`
+  /// steps). `prefix` names the metrics of a second attribution ("eager_").
+  void attribute_steps(Result& r, const c10::Device& dev, int steps, int gen,
+                       const std::function<void()>& one_step, const std::string& prefix) {
+    const Capture cap = profile_call(dev, [&] {
+      for (int g = 0; g < steps; ++g) one_step();
+    });
+    if (!cap.unavailable.empty()) {
+      r.evidence[prefix + "attribution_unavailable"] = cap.unavailable;
+      return;
+    }
+    const auto b = attribute_device_time(cap.events, annotation_class, impls_ ? &*impls_ : nullptr);
+    json by_class = json::object();
+    for (const auto& [k, v] : b.by_class_us) by_class[k] = v / steps;
+    json top = json::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(b.by_kernel.size(), 12); ++i) {
+      const auto& k = b.by_kernel[i];
+      top.push_back({{"name", k.name.substr(0, 160)},
+                     {"class", k.cls},
+                     {"per_step", static_cast<double>(k.count) / steps},
+                     {"us_per_step", k.total_us / steps}});
+    }
+    const double step_us = r.timing->median_us / gen;
+    const double busy = b.busy_us / steps;
+    r.evidence[prefix + "device_time_per_step_us"] = by_class;
+    r.evidence[prefix + "top_kernels"] = top;
+    r.metrics[prefix + "kernels_per_step"] = static_cast<double>(b.kernels) / steps;
+    r.metrics[prefix + "device_busy_per_step_us"] = busy;
+    if (!prefix.empty()) return;  // the eager steps of a graph item: no step time of their own
+    r.metrics["step_time_us"] = step_us;
+    r.metrics["device_idle_fraction"] = step_us > 0 ? std::clamp(1.0 - busy / step_us, 0.0, 1.0) : 0.0;
+    r.metrics["device_idle_between_kernels"] = b.idle_fraction;
+    const bool launch_bound = step_us > 0 && busy / step_us < 0.6;
+    r.evidence["launch_bound"] = launch_bound;
+    r.evidence["bottleneck"] =
+        launch_bound
+            ? fmt::format(
+                  "launch-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), running "
+                  "{:.0f} kernels of {:.1f} µs on average; the host cannot issue kernels as fast as the "
+                  "device runs them",
+                  busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
+                  b.kernel_us / std::max(b.kernels, 1))
+            : fmt::format(
+                  "device-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), "
+                  "{:.0f} kernels of {:.1f} µs on average",
+                  busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
+                  b.kernel_us / std::max(b.kernels, 1));
   }
 
   void graph_decode(Result& r, const llm::Model& m, const c10::Device& dev, const Item& item) {
@@ -410,8 +435,10 @@ class LlmSuite final : public WorkerSuite {
     }
     const int64_t warm = 3;  // capture() warms up three times on a side stream
     const at::Tensor prompt = random_tokens(m, dev, item.batch, item.prompt);
-    llm::KVCache cache =
-        llm::make_cache(m.config(), item.batch, item.prompt + item.gen + warm, dev, m.dtype());
+    // A cache length that is a multiple of 16: SDPA's memory-efficient
+    // kernel pads its mask to one otherwise, in every layer of every step.
+    const int64_t cache_len = (item.prompt + item.gen + warm + 15) / 16 * 16;
+    llm::KVCache cache = llm::make_cache(m.config(), item.batch, cache_len, dev, m.dtype());
     const at::Tensor first = m.forward(prompt, 0, cache, true).argmax(-1);  // [B, 1]
     at::Tensor token = first.clone();
     at::Tensor pos = at::full({1}, item.prompt, at::TensorOptions().dtype(at::kLong).device(dev));
@@ -443,6 +470,15 @@ class LlmSuite final : public WorkerSuite {
         },
         timer());
     roofline_decode(r, m, dev, item);
+    // Device time of the replays (the profiler sees the kernels inside a
+    // graph), and by class from the same step run eagerly (annotations
+    // name the classes; a replay has none).
+    reset();
+    attribute_steps(
+        r, dev, std::min(item.gen, 4), item.gen, [&] { graph->replay(); }, "");
+    reset();
+    attribute_steps(
+        r, dev, std::min(item.gen, 4), item.gen, [&] { m.decode_step_static(token, pos, cache); }, "eager_");
     r.evidence["graph_tokens_match_eager"] = same;
     r.evidence["note"] =
         "graph replay of a static-shape decode step that attends over the whole cache with a mask";

@@ -3,6 +3,7 @@
 #include <ATen/record_function.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -235,6 +236,16 @@ Model::Model(LlamaConfig cfg, Weights weights, Attention attention, const c10::D
   const at::Tensor emb = at::cat({freqs, freqs}, -1);  // HF: emb = cat(freqs, freqs)
   cos_ = emb.cos().to(at::TensorOptions().dtype(dtype_).device(device_));
   sin_ = emb.sin().to(at::TensorOptions().dtype(dtype_).device(device_));
+  {
+    const int64_t D = cfg_.head_dim;
+    at::Tensor p = at::zeros({D, D}, at::TensorOptions().dtype(at::kFloat));
+    for (int64_t j = 0; j < half; ++j) {
+      p[j + half][j] = -1.0;  // out[j] = -x[j + D/2]
+      p[j][j + half] = 1.0;   // out[j + D/2] = x[j]
+    }
+    rotate_half_ = p.to(at::TensorOptions().dtype(dtype_).device(device_));
+    eye_ = at::eye(D, at::TensorOptions().dtype(dtype_).device(device_));
+  }
 
   // Fused projections; the separate weights become views into them.
   const int64_t q_rows = cfg_.heads * cfg_.head_dim, kv_rows = cfg_.kv_heads * cfg_.head_dim;
@@ -269,8 +280,12 @@ at::Tensor Model::rms_norm(const at::Tensor& x, const at::Tensor& w) const {
   return (xf * at::rsqrt(var + cfg_.rms_eps)).to(dtype_) * w;
 }
 
+at::Tensor Model::rotary_matrix(const at::Tensor& cos, const at::Tensor& sin) const {
+  return at::addcmul(eye_ * cos, rotate_half_, sin);  // [D, D] * [1, D] broadcasts over rows
+}
+
 std::array<at::Tensor, 3> Model::qkv(const LayerWeights& l, const at::Tensor& h, const at::Tensor& cos,
-                                     const at::Tensor& sin) const {
+                                     const at::Tensor& sin, const at::Tensor& rotation) const {
   const int64_t B = h.size(0), T = h.size(1), D = cfg_.head_dim, half = D / 2;
   const int64_t Hq = cfg_.heads, Hkv = cfg_.kv_heads;
   const at::Tensor fused = at::linear(h, l.wqkv, l.bqkv).view({B, T, Hq + 2 * Hkv, D});
@@ -280,8 +295,12 @@ std::array<at::Tensor, 3> Model::qkv(const LayerWeights& l, const at::Tensor& h,
     // broadcast over the heads.
     RECORD_USER_SCOPE("llm::rope");
     const at::Tensor x = fused.narrow(2, 0, Hq + Hkv);
-    const at::Tensor rotated = at::cat({x.narrow(-1, half, half).neg(), x.narrow(-1, 0, half)}, -1);
-    qk = at::addcmul(x * cos.unsqueeze(1), rotated, sin.unsqueeze(1));
+    if (rotation.defined()) {
+      qk = at::matmul(x, rotation);
+    } else {
+      const at::Tensor rotated = at::cat({x.narrow(-1, half, half).neg(), x.narrow(-1, 0, half)}, -1);
+      qk = at::addcmul(x * cos.unsqueeze(1), rotated, sin.unsqueeze(1));
+    }
   }
   return {qk.narrow(2, 0, Hq).transpose(1, 2), qk.narrow(2, Hq, Hkv).transpose(1, 2),
           fused.narrow(2, Hq + Hkv, Hkv).transpose(1, 2)};
@@ -299,7 +318,9 @@ at::Tensor Model::mlp(const LayerWeights& l, const at::Tensor& x) const {
 }
 
 at::Tensor Model::residual_linear(const at::Tensor& x, const at::Tensor& a, const at::Tensor& w) const {
-  return x + at::linear(a, w);
+  if (x.device().is_cpu()) return x + at::linear(a, w);
+  x.view({-1, x.size(-1)}).addmm_(a.reshape({-1, a.size(-1)}), w.t());
+  return x;
 }
 
 at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -333,7 +354,11 @@ at::Tensor Model::attend(const at::Tensor& q, const at::Tensor& k, const at::Ten
       const int64_t S = kk.size(2), Tq = qq.size(2);
       mm = at::ones({Tq, S}, at::TensorOptions().dtype(at::kBool).device(device_)).tril(S - Tq);
     }
-    if (mm.defined()) scores = scores.masked_fill(mm.logical_not(), -std::numeric_limits<float>::infinity());
+    if (mm.defined() && mm.is_floating_point()) {
+      scores = scores + mm;
+    } else if (mm.defined()) {
+      scores = scores.masked_fill(mm.logical_not(), -std::numeric_limits<float>::infinity());
+    }
     out = at::matmul(at::softmax(scores, -1).to(dtype_), vv);
   }
   if (grouped) out = out.reshape({B, cfg_.heads, 1, D});
@@ -353,6 +378,7 @@ at::Tensor Model::forward(const at::Tensor& tokens, int64_t pos, KVCache& cache,
     x = at::embedding(w_.embed, tokens);
   }
   const at::Tensor cos = cos_.narrow(0, pos, T), sin = sin_.narrow(0, pos, T);
+  const at::Tensor rotation = T == 1 ? rotary_matrix(cos, sin) : at::Tensor();
   at::Tensor mask;
   if (T > 1 && pos > 0) {
     // Chunked prefill: token i sees positions <= pos + i.
@@ -360,7 +386,7 @@ at::Tensor Model::forward(const at::Tensor& tokens, int64_t pos, KVCache& cache,
   }
   for (int64_t l = 0; l < cfg_.layers; ++l) {
     const LayerWeights& lw = w_.layers[l];
-    const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin);
+    const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin, rotation);
     {
       RECORD_USER_SCOPE("llm::kv_cache");
       cache.k[l].narrow(2, pos, T).copy_(k);
@@ -385,13 +411,19 @@ void Model::decode_step_static(at::Tensor& token, at::Tensor& pos, KVCache& cach
     x = at::embedding(w_.embed, token);
   }
   const at::Tensor cos = cos_.index_select(0, pos), sin = sin_.index_select(0, pos);
-  // Attend over the whole cache; positions after `pos` are masked.
-  const at::Tensor mask = at::arange(cache.max_seq, at::TensorOptions().dtype(at::kLong).device(device_))
-                              .le(pos)
-                              .view({1, 1, 1, -1});
+  const at::Tensor rotation = rotary_matrix(cos, sin);
+  // Attend over the whole cache; positions after `pos` are masked. The mask
+  // is additive and in the model's dtype, built once per step: a boolean
+  // mask would be converted by every layer's SDPA call.
+  const at::Tensor visible = at::arange(cache.max_seq, at::TensorOptions().dtype(at::kLong).device(device_))
+                                 .le(pos)
+                                 .view({1, 1, 1, -1});
+  const at::Tensor mask = at::full({1, 1, 1, cache.max_seq}, -std::numeric_limits<double>::infinity(),
+                                   at::TensorOptions().dtype(dtype_).device(device_))
+                              .masked_fill_(visible, 0.0);
   for (int64_t l = 0; l < cfg_.layers; ++l) {
     const LayerWeights& lw = w_.layers[l];
-    const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin);
+    const auto [q, k, v] = qkv(lw, rms_norm(x, lw.attn_norm), cos, sin, rotation);
     {
       RECORD_USER_SCOPE("llm::kv_cache");
       cache.k[l].index_copy_(2, pos, k);

@@ -120,11 +120,23 @@ class Model {
   at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& w) const;
   /// Q, K, V of `h` [B, T, hidden]: one fused GEMM, rotary embedding on Q
   /// and K together. Returns q [B, heads, T, D], k and v [B, kv_heads, T, D].
+  /// `rotation` (T == 1 only, else undefined): the rotary embedding of the
+  /// step's position as a [D, D] matrix (see rotary_matrix), applied to all
+  /// heads with one small GEMM instead of four elementwise kernels.
   std::array<at::Tensor, 3> qkv(const LayerWeights& l, const at::Tensor& h, const at::Tensor& cos,
-                                const at::Tensor& sin) const;
+                                const at::Tensor& sin, const at::Tensor& rotation) const;
+  /// The rotary embedding at one position as a matrix: for a row vector x
+  /// [D], x * cos + rotate_half(x) * sin == x @ M with
+  /// M = diag(cos) + P diag(sin), P the rotate_half permutation with signs
+  /// (P[j + D/2][j] = -1, P[j - D/2][j] = 1). cos, sin: [1, D] rows of the
+  /// tables. Built once per decode step and shared by every layer.
+  at::Tensor rotary_matrix(const at::Tensor& cos, const at::Tensor& sin) const;
   at::Tensor mlp(const LayerWeights& l, const at::Tensor& x) const;
-  /// x + a @ w^T. (at::addmm with the residual as C was measured 30% slower
-  /// for decode on the CPU, torch 1.13, so it stays a GEMM and an add.)
+  /// x + a @ w^T. On accelerators the sum is the GEMM's epilogue
+  /// (x.addmm_(a, w^T), beta = 1: one kernel instead of a GEMM and an add;
+  /// `x` is updated in place and returned). On the CPU it stays a GEMM and
+  /// an add: at::addmm with the residual as C was measured 30% slower for
+  /// decode there (torch 1.13).
   at::Tensor residual_linear(const at::Tensor& x, const at::Tensor& a, const at::Tensor& w) const;
 
   LlamaConfig cfg_;
@@ -132,7 +144,8 @@ class Model {
   Attention attention_;
   c10::Device device_;
   at::ScalarType dtype_;
-  at::Tensor cos_, sin_;  ///< [max_position, head_dim] in `dtype_` (each half-table twice, HF layout)
+  at::Tensor cos_, sin_;          ///< [max_position, head_dim] in `dtype_` (each half-table twice, HF layout)
+  at::Tensor eye_, rotate_half_;  ///< [head_dim, head_dim] in `dtype_`: I and P of rotary_matrix
 };
 
 /// Whether this torch has at::scaled_dot_product_attention (torch >= 2.0).
