@@ -6,7 +6,8 @@
 # timeout still comes back). The device tool returns at most 8 files a call,
 # so the results are packed into $OUT/results.tar.gz (plus log.txt beside it)
 # when the script ends, also on a timeout's SIGTERM.
-#   OUT=... DEADLINE_S=230 scripts/device/final_run.sh
+#   OUT=... DEADLINE_S=230 [STEPS="ops llm1b hf bench ncu trace llmquick doctor train"] scripts/device/final_run.sh
+# STEPS picks and orders the measurements (default: all of them).
 # Run from a `git archive HEAD` copy with .devdeps beside it (see stage_deps.sh).
 set -uo pipefail
 OUT="${OUT:-/tmp/accel-out}"; R=/tmp/accel-r; rm -rf "$R"; mkdir -p "$R" "$OUT"
@@ -44,35 +45,70 @@ ninja -C $BUILD -j "$(nproc)" accel-doctor > "$R/build.txt" 2>&1; echo "build rc
 grep -E "error|FAILED" "$R/build.txt" | head -40
 [ -x $BIN ] || exit 1
 
-# 1. The default run: the whole diagnosis (issue 5 target: <= 60 s here).
-doctor() {
+STEPS="${STEPS:-doctor llm1b hf bench ncu train trace ops llmquick}"
+
+# Peak RSS per accel-doctor process (parent and workers), sampled every 0.2 s.
+rss_watch() {
+  while :; do ps -C accel-doctor -o pid=,rss=,args= 2>/dev/null; sleep 0.2; done |
+    awk '{ if ($2 > m[$1]) { m[$1] = $2; a[$1] = $3 " " $4 " " $5 " " $6 } }
+         END { for (p in m) printf "pid %s max RSS %.0f MiB: %s\n", p, m[p] / 1024, a[p] }' > "$1"
+}
+# GPU clocks, power and clock-event reasons every 100 ms.
+smi_watch() {
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
+    --format=csv,noheader -lms 100 > "$1" 2>&1
+}
+
+# The default run: the whole diagnosis (issue 5 target: <= 60 s here).
+run_doctor() {
   /usr/bin/time -f "doctor wall %e s, max RSS %M KiB" $BIN --json "$R/doctor.json" --html "$R/doctor.html" \
     > "$R/doctor.txt" 2> "$R/doctor.err"; echo "doctor exit $?"; tail -2 "$R/doctor.err"
 }
-step doctor 110 bash -c "$(declare -f doctor); R=$R BIN=$BIN; doctor"
-sed -n '/^Checking/,$p' "$R/doctor.txt"
+# Full ops (issue 2 targets: <= 20 s, host memory <= 2 GiB).
+run_ops() {
+  rss_watch "$R/ops_rss.txt" & local w=$!
+  /usr/bin/time -f "ops wall %e s, max RSS %M KiB (largest process)" $BIN --quiet ops --json "$R/ops.json" \
+    > "$R/ops.txt" 2> "$R/ops.err"; echo "ops exit $?"
+  kill $w; wait $w 2>/dev/null; tail -2 "$R/ops.err"; cat "$R/ops_rss.txt"; grep -E "^Summary" "$R/ops.txt"
+}
+run_llmquick() {
+  /usr/bin/time -f "llm --quick wall %e s" $BIN llm --quick --json "$R/llm_quick.json" > "$R/llm_quick.txt" 2>&1
+  tail -3 "$R/llm_quick.txt"
+}
 
-# 2. Llama-3.2-1B decode vs transformers' eager generate in this call (issue 4).
-step llm-1b 50 $BIN llm --preset llama-3.2-1b --prompt 128 --gen 32 --no-cpu --json "$R/llm.json" > "$R/llm.txt" 2>&1
-cat "$R/llm.txt"
-step hf 60 bash -c "$PY scripts/device/hf_reference.py 128 32 > $R/hf_reference.json 2> $R/hf_reference.err"
-[ -s "$R/hf_reference.json" ] && $PY scripts/device/llm_targets.py "$R/llm.json" "$R/hf_reference.json" | tee "$R/llm_targets.txt"
-
-# 3. Bench fidelity vs PyTorch CUDA events in this call (issue 3).
-step bench-fidelity 30 $BIN bench --no-cpu --filter bench/cuda/gemm/square/bf16/8192x8192x8192,bench/cuda/memory/copy,bench/cuda/transfer/h2d_pinned --json "$R/bench.json" > "$R/bench.txt" 2>&1
-step reference 30 bash -c "$PY scripts/device/reference_bench.py > $R/reference_bench.json 2> $R/reference_bench.err"
-[ -s "$R/reference_bench.json" ] && $PY scripts/device/fidelity.py "$R/bench.json" "$R/reference_bench.json" | tee "$R/fidelity.txt"
-
-# 3b. Which kernel our bf16 8192^3 GEMM runs (the fidelity gap of issue 3):
-# ncu names the first kernels of the run, then lets it continue unprofiled.
-if command -v ncu >/dev/null; then
-  step gemm-kernel 60 bash -c "ncu --launch-count 6 --print-summary per-kernel $BIN --quiet bench --no-cpu --no-isolate --filter bench/cuda/gemm/square/bf16/8192x8192x8192 > $R/gemm_ncu.txt 2>&1"
-  grep -iE "gemm|kernel|sm90|cutlass|nvjet" "$R/gemm_ncu.txt" | head -12
-fi
-
-# 4. Training steps and the --trace path on the GPU.
-step train 40 $BIN train --quick --json "$R/train.json" > "$R/train.txt" 2>&1
-tail -25 "$R/train.txt"
-step ops-trace 30 $BIN ops --quick --filter linalg --trace /tmp/ops_trace.json --json "$R/ops_linalg.json" > "$R/ops_linalg.txt" 2>&1
-tail -3 "$R/ops_linalg.txt"; ls -la /tmp/ops_trace.json 2>&1 | tee "$R/trace_size.txt"
+for s in $STEPS; do
+  case $s in
+    doctor) step doctor 110 bash -c "$(declare -f run_doctor); R=$R BIN=$BIN; run_doctor"
+            sed -n '/^Checking/,$p' "$R/doctor.txt" ;;
+    ops) step ops 120 bash -c "$(declare -f rss_watch run_ops); R=$R BIN=$BIN; run_ops" ;;
+    llmquick) step llm-quick 60 bash -c "$(declare -f run_llmquick); R=$R BIN=$BIN; run_llmquick" ;;
+    llm1b)
+      # Llama-3.2-1B decode vs transformers' eager generate in this call (issue 4).
+      step llm-1b 60 $BIN llm --preset llama-3.2-1b --prompt 128 --gen 32 --no-cpu --json "$R/llm.json" > "$R/llm.txt" 2>&1
+      cat "$R/llm.txt" ;;
+    hf)
+      step hf 60 bash -c "$PY scripts/device/hf_reference.py 128 32 > $R/hf_reference.json 2> $R/hf_reference.err"
+      [ -s "$R/hf_reference.json" ] && [ -s "$R/llm.json" ] &&
+        $PY scripts/device/llm_targets.py "$R/llm.json" "$R/hf_reference.json" | tee "$R/llm_targets.txt" ;;
+    bench)
+      # Bench fidelity vs PyTorch CUDA events in this call (issue 3), clocks sampled.
+      smi_watch "$R/smi_bench.csv" & sw=$!
+      step bench-fidelity 30 $BIN bench --no-cpu --filter bench/cuda/gemm/square/bf16/8192x8192x8192,bench/cuda/memory/copy,bench/cuda/transfer/h2d_pinned --json "$R/bench.json" > "$R/bench.txt" 2>&1
+      echo "--- reference" >> "$R/smi_bench.csv"
+      step reference 40 bash -c "$PY scripts/device/reference_bench.py > $R/reference_bench.json 2> $R/reference_bench.err"
+      kill $sw 2>/dev/null
+      [ -s "$R/reference_bench.json" ] && $PY scripts/device/fidelity.py "$R/bench.json" "$R/reference_bench.json" | tee "$R/fidelity.txt"
+      grep -A12 "gemm_bf16_8192_two\|sustained\|kernels" "$R/reference_bench.json" | head -30 ;;
+    ncu)
+      # Which kernel our bf16 8192^3 GEMM runs: ncu names the first kernels.
+      command -v ncu >/dev/null &&
+        step gemm-kernel 50 bash -c "ncu --launch-count 6 --print-summary per-kernel $BIN --quiet bench --no-cpu --no-isolate --filter bench/cuda/gemm/square/bf16/8192x8192x8192 > $R/gemm_ncu.txt 2>&1" &&
+        grep -iE "gemm|kernel|sm90|cutlass|nvjet" "$R/gemm_ncu.txt" | head -12 ;;
+    train) step train 40 $BIN train --quick --json "$R/train.json" > "$R/train.txt" 2>&1; tail -25 "$R/train.txt" ;;
+    trace)
+      step ops-trace 30 $BIN ops --quick --filter linalg --trace /tmp/ops_trace.json --json "$R/ops_linalg.json" > "$R/ops_linalg.txt" 2>&1
+      tail -40 "$R/ops_linalg.txt" | grep -vE "^\s+(ok|OK)" | tail -30; ls -la /tmp/ops_trace.json 2>&1 | tee "$R/trace_size.txt" ;;
+    *) echo "unknown step $s" ;;
+  esac
+done
 stamp done

@@ -65,6 +65,32 @@ try:
     out["gemm_bf16_8192_kernels"] = sorted({e.name for e in prof.events() if e.device_type.name == "CUDA"})
 except Exception as exc:  # the profiler is a diagnostic only
     out["gemm_bf16_8192_kernels"] = [f"profiler failed: {exc}"]
+
+
+# Sustained: back-to-back GEMMs for 1.5 s (accel-doctor's bench budget), one
+# event pair each; the medians of the first and last 50 show whether the
+# clock falls under sustained load (power or thermal limit).
+def sustained(fn, seconds=1.5):
+    import time
+    pairs = []
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        pairs.append((s, e))
+        if len(pairs) % 64 == 0:
+            e.synchronize()
+    torch.cuda.synchronize()
+    t = [s.elapsed_time(e) * 1000.0 for s, e in pairs]
+    return {"calls": len(t), "first50_median_us": statistics.median(t[:50]),
+            "last50_median_us": statistics.median(t[-50:])}
+
+
+torch.cuda.synchronize()
+out["gemm_bf16_8192_sustained"] = sustained(lambda: torch.mm(a, b, out=c))
 del a, b, c
 
 elems = (1 << 30) // 4  # 1 GiB of fp32
