@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/checks/check.hpp"
+#include "engine/checks/run_check.hpp"
 #include "engine/ops.hpp"
 
 using namespace accel;
@@ -171,4 +172,31 @@ TEST(Catalog, WholeCatalogRunsOnCpu) {
   std::cout << "[catalog] " << results.size() << " checks on the CPU in " << seconds
             << " s: " << counts[Status::ok] << " ok, " << counts[Status::unavailable] << " unavailable, "
             << counts[Status::mismatch] << " mismatch, " << counts[Status::error] << " error\n";
+}
+
+TEST(RunCheck, DtypesOfACheckShareInputsDrawnOnceAndWritesDoNotLeak) {
+  int draws = 0;
+  engine::CheckDef def;
+  def.name = "test_inplace_add";
+  def.category = "test";
+  def.dtypes = {at::kFloat, at::kHalf};
+  def.shape = "64";
+  def.inputs = [&draws] {
+    ++draws;
+    return engine::Tensors{at::arange(64, at::TensorOptions().dtype(at::kLong))};
+  };
+  // Writes into its (integer) input: each row must still start from the
+  // drawn values, or the second row's result would be shifted.
+  def.op = [](const engine::Tensors& in, const engine::OpEnv&) { return in[0].add_(1).to(at::kDouble); };
+  def.verify = engine::Verify::exact;
+  engine::RunContext ctx;
+  ctx.profile = false;
+  ctx.quick = true;
+  for (const auto dtype : def.dtypes) {
+    const Result r = engine::run_check(def, dtype, ctx);
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_GT(r.phase_ms.count("inputs"), 0u);
+    EXPECT_GT(r.phase_ms.count("device_timing"), 0u);
+  }
+  EXPECT_EQ(draws, 1);
 }
