@@ -16,9 +16,16 @@ def metric(key, name):
     return r["metrics"].get(name)
 
 
+GEMM = "bench/cuda/gemm/square/bf16/8192x8192x8192"
+# The H200 holds its boost clock for the first ~70 ms of bf16 GEMMs, then
+# runs at its 700 W power cap (~1500 MHz): each figure is compared with a
+# reference that measures the same phase. Burst: our fastest warm-up chunk
+# vs 10 + 50 calls with one event pair each; sustained: our median vs the
+# same GEMM after 70 warm-up calls, two per event pair (our protocol).
 rows = [
-    ("bf16 8192^3 GEMM (TFLOP/s)", metric("bench/cuda/gemm/square/bf16/8192x8192x8192", "tflops"),
-     ref["gemm_bf16_8192"]["tflops"], 0.97),
+    ("bf16 8192^3 GEMM burst (TFLOP/s)", metric(GEMM, "tflops_burst"), ref["gemm_bf16_8192"]["tflops"], 0.97),
+    ("bf16 8192^3 GEMM sustained (TFLOP/s)", metric(GEMM, "tflops"),
+     ref["gemm_bf16_8192_two_per_pair"]["tflops"], 0.97),
     ("1 GiB device copy (GB/s)", metric("bench/cuda/memory/copy/fp32/rotating", "gbps"),
      ref["copy_1GiB"]["gbps"], 0.97),
     ("pinned host->device 256 MiB (GB/s)", metric("bench/cuda/transfer/h2d_pinned/fp32/256MiB", "gbps"),

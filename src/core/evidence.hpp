@@ -61,6 +61,13 @@ struct Timing {
   std::string method;             ///< "device_events" or "host_clock" (host clock around a device sync)
   bool noisy = false;             ///< IQR > 10% of the median
   bool budget_exhausted = false;  ///< stopped by the time budget before the spread settled
+  /// The fastest per-call time of a warm-up chunk (back-to-back calls for
+  /// warmup_ms, host clock around device syncs), 0 = not measured: the
+  /// speed before sustained load lowers the clock. A median well above it
+  /// means the device throttles under load (a power or thermal limit: the
+  /// H200's bf16 GEMM runs at 1980 MHz for ~70 ms, then at ~1500 MHz and
+  /// 690 W of its 700 W cap, nvidia-smi, 2026-11-30).
+  double burst_us = 0;
 };
 
 /// Builds a Timing from raw per-call samples (fills median, IQR, noise flag).
@@ -335,7 +342,7 @@ void to_json(json& j, const Status& v);
 void from_json(const json& j, Status& v);
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, samples_us, median_us, iqr_us, min_us, max_us, warmup,
-                                                inner, method, noisy, budget_exhausted)
+                                                inner, method, noisy, budget_exhausted, burst_us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorInfo, message, cause_id, cause, fix, reference)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Work, flops, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Accuracy, method, rel_error, tolerance, detail)

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace accel {
 
@@ -79,6 +82,25 @@ double ridge_point(const Peak& compute, const Peak& bandwidth) {
   const double p = compute.known() ? positive(compute.value) : 0;
   const double w = bandwidth.known() ? positive(bandwidth.value) : 0;
   return p > 0 && w > 0 ? finite(p / w * 1e3) : 0;
+}
+
+void add_burst_figures(Result& r) {
+  if (!r.timing || r.timing->burst_us <= 0 || r.timing->median_us <= 0) return;
+  const double ratio = r.timing->median_us / r.timing->burst_us;
+  for (const char* name : {"tflops", "gbps", "tops"}) {
+    if (const auto it = r.metrics.find(name); it != r.metrics.end()) {
+      r.metrics[std::string(name) + "_burst"] = it->second * ratio;
+    }
+  }
+  if (ratio > 1.05) {
+    const double drop = 100.0 * (1.0 - 1.0 / ratio);
+    r.evidence["sustained_drop_pct"] = drop;
+    r.evidence["sustained_note"] = fmt::format(
+        "sustained {:.0f}% slower than the first calls ({:.1f} vs {:.1f} µs per call): the device slows down "
+        "under load (power or thermal limit, or a boost clock it cannot hold); the median is the sustained "
+        "figure",
+        drop, r.timing->median_us, r.timing->burst_us);
+  }
 }
 
 }  // namespace accel

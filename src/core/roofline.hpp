@@ -52,4 +52,13 @@ std::string roofline_limiter(const Roofline& r);
 /// either peak is unknown.
 double ridge_point(const Peak& compute, const Peak& bandwidth);
 
+/// The burst figures of a benchmark: for each throughput metric ("tflops",
+/// "gbps", "tops") adds "<metric>_burst" = metric x median / burst_us, the
+/// rate of the first back-to-back calls. When the median is more than 5%
+/// slower than the burst, records evidence "sustained_drop_pct" and a
+/// sentence: the device slows down under sustained load (a power or
+/// thermal limit, or a clock that falls back after a boost). No-op without
+/// a timing or a burst.
+void add_burst_figures(Result& r);
+
 }  // namespace accel

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/roofline.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/ops.hpp"
 #include "engine/timer.hpp"
@@ -380,6 +381,7 @@ class BenchSuite final : public WorkerSuite {
     WarningCapture warnings;
     try {
       row.run(r, ctx);
+      add_burst_figures(r);
     } catch (const std::exception& e) {
       const std::string msg = exception_message(e);
       r.status = msg.find("not implemented for") != std::string::npos ? Status::unavailable : Status::error;

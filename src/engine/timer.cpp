@@ -119,6 +119,7 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn, const
   int warmup_calls = 0;
   double warmup_elapsed_ms = 0;
   double previous_per_call = 0;
+  double fastest_chunk = 0;
   while (true) {
     synchronize(device);
     const auto c0 = Clock::now();
@@ -128,6 +129,7 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn, const
     warmup_calls += chunk_calls;
     warmup_elapsed_ms += chunk_us / 1000.0;
     const double per_call = chunk_us / chunk_calls;
+    fastest_chunk = fastest_chunk > 0 ? std::min(fastest_chunk, per_call) : per_call;
     const bool improving = previous_per_call > 0 ? per_call < 0.98 * previous_per_call : true;
     previous_per_call = per_call;
     if (!improving || warmup_elapsed_ms >= std::max(options.max_warmup_ms, options.warmup_ms)) break;
@@ -154,8 +156,10 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn, const
       break;
     }
   }
-  return make_timing(std::move(samples), 1 + warmup_calls, inner, events ? "device_events" : "host_clock",
-                     exhausted);
+  Timing t = make_timing(std::move(samples), 1 + warmup_calls, inner, events ? "device_events" : "host_clock",
+                         exhausted);
+  t.burst_us = fastest_chunk;
+  return t;
 }
 
 }  // namespace accel::engine

@@ -235,3 +235,32 @@ TEST(Ceilings, CpuBenchWithoutDatasheetBandwidth) {
   // A memory benchmark has no bound without a datasheet bandwidth.
   EXPECT_FALSE(rs[1].roofline);
 }
+
+TEST(Roofline, BurstFiguresAndSustainedDrop) {
+  // The H200 bf16 8192^3 GEMM of 2026-11-30: 1.38 ms per call at first,
+  // 1.62 ms sustained (power cap).
+  Result r;
+  r.metrics["tflops"] = 678.0;
+  r.metrics["arithmetic_intensity"] = 2730.0;
+  Timing t;
+  t.median_us = 1620;
+  t.burst_us = 1380;
+  r.timing = t;
+  add_burst_figures(r);
+  EXPECT_NEAR(r.metrics.at("tflops_burst"), 678.0 * 1620 / 1380, 1e-9);
+  EXPECT_EQ(r.metrics.count("arithmetic_intensity_burst"), 0u);
+  EXPECT_NEAR(r.evidence.at("sustained_drop_pct").get<double>(), 100.0 * (1 - 1380.0 / 1620), 1e-9);
+
+  // Within 5%: burst figure, no drop evidence. No burst: nothing.
+  Result steady;
+  steady.metrics["gbps"] = 4000;
+  t.burst_us = 1600;
+  steady.timing = t;
+  add_burst_figures(steady);
+  EXPECT_TRUE(steady.metrics.count("gbps_burst"));
+  EXPECT_FALSE(steady.evidence.contains("sustained_drop_pct"));
+  Result none;
+  none.metrics["gbps"] = 4000;
+  add_burst_figures(none);
+  EXPECT_EQ(none.metrics.size(), 1u);
+}

@@ -189,5 +189,42 @@ TEST(RulesPerf, SmallBatchSilentWithOneBatch) {
   EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "small_batch"));
 }
 
+// ---------------------------------------------------------------- sustained load
+
+/// h200-healthy.json with its largest bf16 device GEMM slowing by `drop`%
+/// after its first calls (what add_burst_figures records).
+Report with_sustained_drop(double drop, const std::string& device = "cuda:0") {
+  Report rep = load_report("h200-healthy.json");
+  Result* gemm = nullptr;
+  for (auto& r : rep.results) {
+    if (r.kind == "bench" && r.category == "gemm" && r.dtype == "bf16" && r.device == "cuda:0" &&
+        (!gemm || r.work.flops > gemm->work.flops)) {
+      gemm = &r;
+    }
+  }
+  EXPECT_NE(gemm, nullptr);
+  if (!gemm) return rep;
+  gemm->device = device;
+  gemm->evidence["sustained_drop_pct"] = drop;
+  gemm->metrics["tflops_burst"] = gemm->metrics["tflops"] / (1 - drop / 100);
+  return rep;
+}
+
+TEST(RulesPerf, SustainedThrottleTipOnAPowerCappedGpu) {
+  const Finding& f = only(run_rules(with_sustained_drop(13)), "sustained_throttle");
+  EXPECT_EQ(f.severity, "info");
+  EXPECT_TRUE(mentions(f, "13% below its first calls")) << f.title;
+  EXPECT_TRUE(mentions(f, "SW Power Cap")) << f.fix;
+}
+
+TEST(RulesPerf, SustainedThrottleWarningWhenTheClockCollapses) {
+  EXPECT_EQ(only(run_rules(with_sustained_drop(35)), "sustained_throttle").severity, "warning");
+}
+
+TEST(RulesPerf, SustainedThrottleSilentWhenSteadyOrOnTheCpu) {
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "sustained_throttle"));
+  EXPECT_FALSE(has(run_rules(with_sustained_drop(5)), "sustained_throttle"));
+  EXPECT_FALSE(has(run_rules(with_sustained_drop(30, "cpu")), "sustained_throttle"));
+}
 }  // namespace
 }  // namespace accel

@@ -222,6 +222,45 @@ void rule_gemm_under_peak(const Ctx& c, std::vector<Finding>& out) {
   }
 }
 
+/// A device GEMM whose sustained rate falls well under its first calls'.
+void rule_sustained_throttle(const Ctx& c, std::vector<Finding>& out) {
+  const BenchRow* worst = nullptr;
+  double worst_drop = 0;
+  const auto rows = bench_rows(c, "gemm");
+  for (const auto& row : rows) {
+    const Result& r = *row.r;
+    if (r.device == "cpu" || r.work.flops < kMinGemmFlops || !r.evidence.contains("sustained_drop_pct"))
+      continue;
+    const double drop = r.evidence["sustained_drop_pct"].get<double>();
+    if (drop > worst_drop) {
+      worst_drop = drop;
+      worst = &row;
+    }
+  }
+  if (!worst || worst_drop < 8) return;
+  const Result& r = *worst->r;
+  const bool severe = worst_drop >= 20;
+  const std::string fix =
+      c.platform.backend == "rocm"
+          ? "Watch clocks, power and temperature under load (rocm-smi --showclocks --showpower --showtemp): "
+            "check cooling and the power cap; on Windows use the High performance power plan"
+          : "Watch clocks and the throttle reasons under load (nvidia-smi -q -d PERFORMANCE,CLOCK,POWER: "
+            "'SW Power Cap', 'HW Slowdown', 'Thermal'): check cooling, the power limit (nvidia-smi -pl) and, "
+            "on a laptop or Windows, the power plan";
+  out.push_back(make_finding(
+      "sustained_throttle", severe ? "warning" : "info", severe ? 30 + worst_drop / 2 : 8 + worst_drop / 4,
+      fmt::format("{} slows down under sustained load: {} GEMM {:.0f}% below its first calls",
+                  c.device_label(r.device), worst->k.dtype, worst_drop),
+      fmt::format("{}: {} sustained (median) vs {} in the first back-to-back calls", r.key,
+                  rate(metric(r, "tflops"), "TFLOP/s"), rate(metric(r, "tflops_burst"), "TFLOP/s")),
+      severe ? "The clock falls far under load: long runs (training, batch inference) get the sustained "
+               "figure, so the device delivers much less than its first seconds suggest."
+             : "The clock falls back from its boost under sustained load (a power cap or a boost it cannot "
+               "hold): normal on power-limited GPUs (an H200's bf16 GEMM runs at its 700 W cap); long "
+               "runs get the sustained figure, which is the one reported.",
+      fix, kRefRoofline));
+}
+
 void rule_bandwidth_under_peak(const Ctx& c, std::vector<Finding>& out) {
   std::map<std::string, const Result*> best;
   for (const auto& row : bench_rows(c, "memory")) {
@@ -622,6 +661,9 @@ std::vector<RuleEntry> perf_rules() {
        rule_gemm_under_peak},
       {"bandwidth_under_peak", "the best bench memory row under 40% of a datasheet/estimated bandwidth",
        rule_bandwidth_under_peak},
+      {"sustained_throttle",
+       "a large device bench GEMM whose median is >= 8% (info) / 20% (warning) slower than its burst",
+       rule_sustained_throttle},
       {"autocast", "bench GEMM fp16/bf16 >= 2x fp32 on a device (info)", rule_autocast},
       {"tf32_off", "bench GEMM tf32 row >= 1.5x the fp32 row (info)", rule_tf32},
       {"bf16_emulated",
