@@ -1,5 +1,6 @@
 #include "platform/crash_handler.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 
@@ -7,7 +8,9 @@
 #include <unistd.h>
 #include <csignal>
 #if defined(__GLIBC__)
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <ucontext.h>
 #endif
 #endif
 
@@ -22,7 +25,54 @@ void write_str(const char* s) {
   (void)ignored;
 }
 
-void on_fatal(int sig) {
+#if defined(__GLIBC__)
+void write_hex(std::uintptr_t v) {
+  char buf[2 + 16 + 1] = "0x";
+  int n = 2;
+  bool started = false;
+  for (int shift = 60; shift >= 0; shift -= 4) {
+    const unsigned d = (v >> shift) & 0xf;
+    if (!d && !started && shift) continue;
+    started = true;
+    buf[n++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
+  }
+  buf[n] = '\0';
+  write_str(buf);
+}
+
+/// "0x... (file+0xoffset)": the offset is what addr2line -e FILE takes.
+void write_address(const char* label, std::uintptr_t addr) {
+  write_str(label);
+  write_hex(addr);
+  Dl_info info{};
+  if (addr && dladdr(reinterpret_cast<void*>(addr), &info) && info.dli_fname) {
+    write_str(" (");
+    write_str(info.dli_fname);
+    write_str("+");
+    write_hex(addr - reinterpret_cast<std::uintptr_t>(info.dli_fbase));
+    write_str(")");
+  }
+  write_str("\n");
+}
+
+/// Where the fault happened. When the instruction pointer is not in any
+/// loaded file (a call through a null or dangling function pointer), the
+/// word on top of the stack is usually the caller's return address: the
+/// backtrace cannot unwind from such a frame, this still names the caller.
+void write_fault_context(const siginfo_t* info, const void* context) {
+  write_address("fault address: ", reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr));
+#if defined(__x86_64__)
+  if (!context) return;
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  const auto rip = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  const auto rsp = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  write_address("instruction: ", rip);
+  if (rsp) write_address("top of stack: ", *reinterpret_cast<const std::uintptr_t*>(rsp));
+#endif
+}
+#endif
+
+void on_fatal(int sig, siginfo_t* info, void* context) {
   // Only async-signal-safe calls below (write, backtrace_symbols_fd, raise).
   write_str("\naccel-doctor: internal error: fatal signal ");
   const char* name = sig == SIGSEGV   ? "SIGSEGV"
@@ -38,6 +88,7 @@ void on_fatal(int sig) {
       "\nPlease report it with the command line and this backtrace "
       "(the measurements of this run so far are lost; `--json` reports of earlier runs are not affected):\n");
 #if defined(__GLIBC__)
+  write_fault_context(info, context);
   void* frames[64];
   const int n = backtrace(frames, 64);
   backtrace_symbols_fd(frames, n, STDERR_FILENO);
@@ -55,7 +106,11 @@ void install_crash_handler() {
   void* warm[1];
   (void)backtrace(warm, 1);
 #endif
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_fatal);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fatal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
 #endif
 }
 

@@ -13,4 +13,5 @@ wait "$pid"; rc=$?
 grep -Eq "internal error: fatal signal SIGSEGV during: (start-up|ops: .+)$" "$OUT/stderr.txt" \
   || { echo "FAIL: no phase in the crash message"; cat "$OUT/stderr.txt"; exit 1; }
 grep -q "accel-doctor(" "$OUT/stderr.txt" || { echo "FAIL: no backtrace"; cat "$OUT/stderr.txt"; exit 1; }
+grep -q "^instruction: 0x" "$OUT/stderr.txt" || { echo "FAIL: no faulting instruction"; cat "$OUT/stderr.txt"; exit 1; }
 echo "crash message ok"
