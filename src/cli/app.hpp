@@ -135,6 +135,7 @@ struct LlmArgs {
   std::string weights;
   std::string dtype;
   std::string attention = "auto";
+  std::string sdpa_backend = "auto";
   std::string cpu_preset;
   std::vector<int> batches;
   std::vector<int> prompts;

@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   llm->add_option("--attention", llm_args.attention, "sdpa, math or auto")
       ->check(CLI::IsMember({"sdpa", "math", "auto"}));
+  llm->add_option("--sdpa-backend", llm_args.sdpa_backend,
+                  "the SDPA backend: auto (torch's choice), flash, efficient, cudnn or math; a backend that "
+                  "cannot run a row fails it (flash takes no mask: graph decode needs one)")
+      ->check(CLI::IsMember({"auto", "flash", "efficient", "cudnn", "math"}));
   llm->add_option("--batch", llm_args.batches, "batch sizes (comma list)")
       ->delimiter(',')
       ->check(CLI::Range(1, 4096));

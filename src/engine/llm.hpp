@@ -30,6 +30,9 @@ struct LlmOptions {
   std::string weights_dir;         ///< a Hugging Face checkpoint instead of random weights
   std::string dtype;               ///< fp32, fp16, bf16; empty: bf16 on a GPU, fp32 on the CPU
   std::string attention = "auto";  ///< sdpa, math, auto (sdpa when this torch has it)
+  /// The SDPA backend: auto (torch's choice), flash, efficient, cudnn, math
+  /// (see select_sdpa_backend); a backend that cannot run a row fails it.
+  std::string sdpa_backend = "auto";
   std::vector<int> batches{1};
   std::vector<int> prompts;  ///< empty: {128, 512} ({128} quick)
   std::vector<int> gens;     ///< empty: {128} ({32} quick)
@@ -47,6 +50,10 @@ LlmOptions resolve_llm_options(LlmOptions options);
 
 /// The items the options expand to, in run order.
 std::vector<ItemInfo> list_llm(const LlmOptions& options);
+
+/// "" when this torch can restrict SDPA to `backend` (LlmOptions::sdpa_backend),
+/// else why not. Leaves torch's own choice in place.
+std::string sdpa_backend_problem(const std::string& backend);
 
 /// Runs them; never throws for a failing item. Device rows whose CPU twin
 /// ran get `speedup` (device tokens/s over CPU tokens/s).

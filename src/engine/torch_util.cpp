@@ -1,5 +1,6 @@
 #include "engine/torch_util.hpp"
 
+#include <ATen/Context.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <algorithm>
@@ -131,5 +132,27 @@ WarningCapture::~WarningCapture() {
 }
 
 const std::vector<std::string>& WarningCapture::messages() const { return handler_->messages; }
+
+std::string select_sdpa_backend(const std::string& backend) {
+  if (backend != "auto" && backend != "flash" && backend != "efficient" && backend != "cudnn" &&
+      backend != "math") {
+    return "unknown SDPA backend '" + backend + "' (auto, flash, efficient, cudnn or math)";
+  }
+#if ACCEL_TORCH_AT_LEAST(2, 0)
+  auto& ctx = at::globalContext();
+  const bool all = backend == "auto";
+#if ACCEL_TORCH_AT_LEAST(2, 5)
+  ctx.setSDPUseCuDNN(all || backend == "cudnn");
+#else
+  if (backend == "cudnn") return "choosing the cuDNN attention backend needs torch >= 2.5";
+#endif
+  ctx.setSDPUseFlash(all || backend == "flash");
+  ctx.setSDPUseMemEfficient(all || backend == "efficient");
+  ctx.setSDPUseMath(all || backend == "math");
+  return {};
+#else
+  return backend == "auto" ? std::string() : "scaled_dot_product_attention needs torch >= 2.0";
+#endif
+}
 
 }  // namespace accel::engine

@@ -39,6 +39,14 @@ bool has_timing_events(const c10::Device& d);
 
 /// Error text without the C++ backtrace torch appends ("Exception raised from ...").
 std::string strip_backtrace(const std::string& what);
+
+/// Restricts at::scaled_dot_product_attention in this process to one
+/// backend: "flash", "efficient" (memory-efficient), "cudnn" or "math"
+/// (torch's `torch.nn.attention.sdpa_kernel` in C++), or back to torch's
+/// own choice with "auto". Returns "" on success, else why it cannot
+/// (an unknown name; cuDNN attention needs torch >= 2.5, the others 2.0).
+/// A backend that cannot run a given call then makes that call throw.
+std::string select_sdpa_backend(const std::string& backend);
 /// The message of any exception torch may throw, without backtrace.
 std::string exception_message(const std::exception& e);
 

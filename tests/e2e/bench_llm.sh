@@ -23,5 +23,20 @@ pp = [x for x in llm["results"] if x["name"].startswith("pp")]
 tg = [x for x in llm["results"] if x["name"].startswith("tg")]
 assert pp and pp[0]["metrics"]["tokens_per_s"] > 0 and pp[0]["metrics"]["ttft_ms"] > 0
 assert tg and tg[0]["metrics"]["tokens_per_s"] > 0 and tg[0]["metrics"]["token_latency_p90_ms"] > 0
+assert "tflops_burst" in gemm[0]["metrics"], "no burst figure on a GEMM row"
 print("bench and llm reports ok")
 PY
+
+# --sdpa-backend: an unknown name is a usage error; a known one either runs
+# (torch >= 2.0) or is refused up front with the reason (torch 1.13).
+set +e
+"$BIN" llm --quick --sdpa-backend bogus > /dev/null 2> "$OUT/sdpa_bogus.err"; rc=$?
+[ "$rc" -eq 2 ] || { echo "FAIL: --sdpa-backend bogus exited $rc"; exit 1; }
+"$BIN" llm --quick --no-cpu --sdpa-backend math --json "$OUT/llm_math.json" > "$OUT/llm_math.txt" 2> "$OUT/llm_math.err"; rc=$?
+set -e
+if [ "$rc" -eq 2 ]; then
+  grep -q "needs torch >= 2.0" "$OUT/llm_math.err" || { echo "FAIL: refusal without a reason"; cat "$OUT/llm_math.err"; exit 1; }
+else
+  grep -q "SDPA (math backend)" "$OUT/llm_math.json" || { echo "FAIL: backend not recorded (rc $rc)"; exit 1; }
+fi
+echo "sdpa backend option ok"

@@ -123,6 +123,22 @@ TEST(Llm, StaticDecodeStepMatchesDynamic) {
   EXPECT_EQ(pos.item<int64_t>(), 18);
 }
 
+TEST(Llm, GreedyTokenIsTheArgmaxInOneOrTwoStages) {
+  at::manual_seed(3);
+  for (const int64_t vocab : {512, 128 * 100, 128 * 100 + 1}) {  // one stage, two stages, one stage
+    const at::Tensor logits = at::randn({3, 1, vocab});
+    EXPECT_TRUE(at::equal(greedy_token(logits), logits.argmax(-1))) << vocab;
+    EXPECT_TRUE(at::equal(greedy_token(logits.to(at::kBFloat16)), logits.to(at::kBFloat16).argmax(-1)))
+        << vocab;
+  }
+  // The winner in the last chunk, and a tie: the first index wins.
+  at::Tensor logits = at::zeros({1, 1, 128 * 100});
+  logits[0][0][128 * 100 - 1] = 5.0;
+  EXPECT_EQ(greedy_token(logits).item<int64_t>(), 128 * 100 - 1);
+  logits[0][0][7] = 5.0;
+  EXPECT_EQ(greedy_token(logits).item<int64_t>(), 7);
+}
+
 TEST(Llm, PresetShapesAndCounts) {
   const auto c = preset("llama-3.2-1b");
   EXPECT_EQ(c.hidden, 2048);

@@ -95,12 +95,19 @@ std::string annotation_class(const std::string& name) {
 }
 
 json options_json(const LlmOptions& o) {
-  return json{{"device", o.device},           {"preset", o.preset},
-              {"weights_dir", o.weights_dir}, {"dtype", o.dtype},
-              {"attention", o.attention},     {"batches", o.batches},
-              {"prompts", o.prompts},         {"gens", o.gens},
-              {"graphs", o.graphs},           {"cpu_compare", o.cpu_compare},
-              {"cpu_preset", o.cpu_preset},   {"quick", o.quick}};
+  return json{{"device", o.device},
+              {"preset", o.preset},
+              {"weights_dir", o.weights_dir},
+              {"dtype", o.dtype},
+              {"attention", o.attention},
+              {"batches", o.batches},
+              {"prompts", o.prompts},
+              {"gens", o.gens},
+              {"graphs", o.graphs},
+              {"cpu_compare", o.cpu_compare},
+              {"cpu_preset", o.cpu_preset},
+              {"quick", o.quick},
+              {"sdpa_backend", o.sdpa_backend}};
 }
 
 LlmOptions options_from_json(const json& j) {
@@ -110,6 +117,7 @@ LlmOptions options_from_json(const json& j) {
   o.weights_dir = j.value("weights_dir", "");
   o.dtype = j.value("dtype", "");
   o.attention = j.value("attention", "auto");
+  o.sdpa_backend = j.value("sdpa_backend", "auto");
   o.batches = j.value("batches", std::vector<int>{1});
   o.prompts = j.value("prompts", std::vector<int>{});
   o.gens = j.value("gens", std::vector<int>{});
@@ -141,6 +149,10 @@ class LlmSuite final : public WorkerSuite {
 
   json prepare() override {
     initialise_device(target_);
+    if (const std::string why = select_sdpa_backend(o_.sdpa_backend); !why.empty()) {
+      throw std::runtime_error("--sdpa-backend: " + why);
+    }
+    (void)select_sdpa_backend("auto");  // set per row: the CPU rows keep torch's choice
     return json::object();
   }
 
@@ -155,6 +167,7 @@ class LlmSuite final : public WorkerSuite {
     WarningCapture warnings;
     c10::NoGradGuard no_grad;
     try {
+      (void)select_sdpa_backend(dev.is_cpu() ? "auto" : o_.sdpa_backend);  // checked in prepare()
       Loaded& m = model(dev, item);
       r.evidence["model"] = m.description;
       const auto* backend = dev.is_cpu() ? nullptr : accelerator_backend();
@@ -209,9 +222,11 @@ class LlmSuite final : public WorkerSuite {
       l.model = std::make_unique<llm::Model>(ck.config, std::move(ck.weights), attn, dev, dt);
     } else {
       const llm::LlamaConfig cfg = llm::preset(item.preset);
-      l.description =
-          fmt::format("{} preset, random weights, {:.3g} parameters, {}, {} attention", cfg.name,
-                      cfg.parameters(), dtype_name(dt), attn == llm::Attention::sdpa ? "SDPA" : "math");
+      l.description = fmt::format("{} preset, random weights, {:.3g} parameters, {}, {} attention", cfg.name,
+                                  cfg.parameters(), dtype_name(dt),
+                                  attn == llm::Attention::math ? std::string("math")
+                                  : o_.sdpa_backend == "auto"  ? std::string("SDPA")
+                                                               : "SDPA (" + o_.sdpa_backend + " backend)");
       l.model = std::make_unique<llm::Model>(cfg, llm::random_weights(cfg, dev, dt, 1234), attn, dev, dt);
     }
     return models_.emplace(id, std::move(l)).first->second;
@@ -497,6 +512,12 @@ class LlmSuite final : public WorkerSuite {
 }  // namespace
 
 std::unique_ptr<WorkerSuite> make_llm_suite(const json& job) { return std::make_unique<LlmSuite>(job); }
+
+std::string sdpa_backend_problem(const std::string& backend) {
+  const std::string why = select_sdpa_backend(backend);
+  (void)select_sdpa_backend("auto");
+  return why;
+}
 
 LlmOptions resolve_llm_options(LlmOptions o) {
   const bool cpu = device_type_of(o.device) == "cpu";

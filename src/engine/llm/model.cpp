@@ -317,6 +317,15 @@ at::Tensor Model::mlp(const LayerWeights& l, const at::Tensor& x) const {
   return act;
 }
 
+at::Tensor greedy_token(const at::Tensor& logits) {
+  const int64_t V = logits.size(-1), B = logits.size(0);
+  constexpr int64_t kChunks = 128;
+  if (V % kChunks != 0 || V < 64 * kChunks) return logits.argmax(-1);
+  const auto [values, index] = logits.reshape({B, kChunks, V / kChunks}).max(-1);  // [B, chunks]
+  const at::Tensor chunk = values.argmax(-1, /*keepdim=*/true);                    // [B, 1]
+  return at::add(index.gather(-1, chunk), chunk, V / kChunks);                     // index + chunk * size
+}
+
 at::Tensor Model::residual_linear(const at::Tensor& x, const at::Tensor& a, const at::Tensor& w) const {
   if (x.device().is_cpu()) return x + at::linear(a, w);
   x.view({-1, x.size(-1)}).addmm_(a.reshape({-1, a.size(-1)}), w.t());
@@ -437,7 +446,7 @@ void Model::decode_step_static(at::Tensor& token, at::Tensor& pos, KVCache& cach
   const at::Tensor logits = at::linear(x, w_.lm_head);
   {
     RECORD_USER_SCOPE("llm::sampling");
-    token.copy_(logits.argmax(-1).view({B, 1}));
+    token.copy_(greedy_token(logits).view({B, 1}));
     pos.add_(1);
   }
 }

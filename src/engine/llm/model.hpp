@@ -132,6 +132,7 @@ class Model {
   /// tables. Built once per decode step and shared by every layer.
   at::Tensor rotary_matrix(const at::Tensor& cos, const at::Tensor& sin) const;
   at::Tensor mlp(const LayerWeights& l, const at::Tensor& x) const;
+
   /// x + a @ w^T. On accelerators the sum is the GEMM's epilogue
   /// (x.addmm_(a, w^T), beta = 1: one kernel instead of a GEMM and an add;
   /// `x` is updated in place and returned). On the CPU it stays a GEMM and
@@ -147,6 +148,13 @@ class Model {
   at::Tensor cos_, sin_;          ///< [max_position, head_dim] in `dtype_` (each half-table twice, HF layout)
   at::Tensor eye_, rotate_half_;  ///< [head_dim, head_dim] in `dtype_`: I and P of rotary_matrix
 };
+
+/// Greedy next token of `logits` [B, 1, vocab] (any floating dtype) ->
+/// [B, 1] int64, the same token as logits.argmax(-1). In two stages when the
+/// vocabulary splits into 128 equal chunks of >= 64 (max per chunk, then the
+/// best chunk): a single-row argmax over 128k logits runs on one block (36 µs
+/// of a 1.4 ms Llama-3.2-1B step on the H200, 2026-11-30).
+at::Tensor greedy_token(const at::Tensor& logits);
 
 /// Whether this torch has at::scaled_dot_product_attention (torch >= 2.0).
 bool has_sdpa();
