@@ -47,11 +47,18 @@ grep -E "error|FAILED" "$R/build.txt" | head -40
 
 STEPS="${STEPS:-doctor llm1b hf bench ncu train trace ops llmquick}"
 
-# Peak RSS per accel-doctor process (parent and workers), sampled every 0.2 s.
+# Peak RSS per accel-doctor process (parent and workers), sampled every 0.2 s
+# from /proc: VmHWM (peak), RssAnon (heap) and RssFile (mapped libraries).
 rss_watch() {
-  while :; do ps -C accel-doctor -o pid=,rss=,args= 2>/dev/null; sleep 0.2; done |
-    awk '{ if ($2 > m[$1]) { m[$1] = $2; a[$1] = $3 " " $4 " " $5 " " $6 } }
-         END { for (p in m) printf "pid %s max RSS %.0f MiB: %s\n", p, m[p] / 1024, a[p] }' > "$1"
+  while :; do
+    for p in $(pgrep -x accel-doctor); do
+      echo "$p $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-60) $(grep -E '^(VmHWM|RssAnon|RssFile)' /proc/$p/status | tr -s ' \t\n' ' ')"
+    done
+    sleep 0.2
+  done
+}
+rss_summary() {  # the last sample per pid carries its peak (VmHWM)
+  awk '{ last[$1] = $0 } END { for (p in last) print last[p] }' "$1"
 }
 # GPU clocks, power and clock-event reasons every 100 ms.
 smi_watch() {
@@ -66,10 +73,10 @@ run_doctor() {
 }
 # Full ops (issue 2 targets: <= 20 s, host memory <= 2 GiB).
 run_ops() {
-  rss_watch "$R/ops_rss.txt" & local w=$!
+  rss_watch > "$R/ops_rss_samples.txt" & local w=$!
   /usr/bin/time -f "ops wall %e s, max RSS %M KiB (largest process)" $BIN --quiet ops --json "$R/ops.json" \
     > "$R/ops.txt" 2> "$R/ops.err"; echo "ops exit $?"
-  kill $w; wait $w 2>/dev/null; tail -2 "$R/ops.err"; cat "$R/ops_rss.txt"; grep -E "^Summary" "$R/ops.txt"
+  kill $w; wait $w 2>/dev/null; tail -2 "$R/ops.err"; rss_summary "$R/ops_rss_samples.txt"; grep -E "^Summary" "$R/ops.txt"
 }
 run_llmquick() {
   /usr/bin/time -f "llm --quick wall %e s" $BIN llm --quick --json "$R/llm_quick.json" > "$R/llm_quick.txt" 2>&1
@@ -80,12 +87,17 @@ for s in $STEPS; do
   case $s in
     doctor) step doctor 110 bash -c "$(declare -f run_doctor); R=$R BIN=$BIN; run_doctor"
             sed -n '/^Checking/,$p' "$R/doctor.txt" ;;
-    ops) step ops 120 bash -c "$(declare -f rss_watch run_ops); R=$R BIN=$BIN; run_ops" ;;
+    ops) step ops 120 bash -c "$(declare -f rss_watch rss_summary run_ops); R=$R BIN=$BIN; run_ops" ;;
     llmquick) step llm-quick 60 bash -c "$(declare -f run_llmquick); R=$R BIN=$BIN; run_llmquick" ;;
     llm1b)
       # Llama-3.2-1B decode vs transformers' eager generate in this call (issue 4).
-      step llm-1b 60 $BIN llm --preset llama-3.2-1b --prompt 128 --gen 32 --no-cpu --json "$R/llm.json" > "$R/llm.txt" 2>&1
-      cat "$R/llm.txt" ;;
+      # LLM_SDPA="auto efficient math" also runs it with each SDPA backend.
+      for b in ${LLM_SDPA:-auto}; do
+        name=llm; [ "$b" = auto ] || name=llm_$b
+        step llm-1b-$b 60 $BIN llm --preset llama-3.2-1b --prompt 128 --gen 32 --no-cpu --sdpa-backend $b \
+          --json "$R/$name.json" > "$R/$name.txt" 2>&1
+        cat "$R/$name.txt"
+      done ;;
     hf)
       step hf 60 bash -c "$PY scripts/device/hf_reference.py 128 32 > $R/hf_reference.json 2> $R/hf_reference.err"
       [ -s "$R/hf_reference.json" ] && [ -s "$R/llm.json" ] &&
@@ -107,7 +119,11 @@ for s in $STEPS; do
     train) step train 40 $BIN train --quick --json "$R/train.json" > "$R/train.txt" 2>&1; tail -25 "$R/train.txt" ;;
     trace)
       step ops-trace 30 $BIN ops --quick --filter linalg --trace /tmp/ops_trace.json --json "$R/ops_linalg.json" > "$R/ops_linalg.txt" 2>&1
-      tail -40 "$R/ops_linalg.txt" | grep -vE "^\s+(ok|OK)" | tail -30; ls -la /tmp/ops_trace.json 2>&1 | tee "$R/trace_size.txt" ;;
+      tail -40 "$R/ops_linalg.txt" | grep -vE "^\s+(ok|OK)" | tail -30; ls -la /tmp/ops_trace.json 2>&1 | tee "$R/trace_size.txt"
+      # A crash report names offsets in our binary: resolve them to functions.
+      for off in $(grep -oE "accel-doctor(\(|)\+0x[0-9a-f]+" "$R/ops_linalg.txt" | grep -oE "0x[0-9a-f]+"); do
+        echo "$off: $(addr2line -f -C -i -e $BIN "$off" | tr '\n' ' ')"
+      done | tee "$R/crash_symbols.txt" ;;
     *) echo "unknown step $s" ;;
   esac
 done
