@@ -1,4 +1,5 @@
 // `env`, `ops` and the default run.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -34,6 +35,10 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
   o.check_timeout_s = args.check_timeout_s;
   const char* test_checks = std::getenv("ACCEL_DOCTOR_TEST_CHECKS");
   o.include_test_checks = test_checks && std::string(test_checks) == "1";
+  // Tests force the worker hand-over with a tiny budget.
+  if (const char* retire = std::getenv("ACCEL_DOCTOR_WORKER_RETIRE_BYTES")) {
+    o.worker_retire_anon_bytes = std::strtod(retire, nullptr);
+  }
   o.machine = engine::machine_context(app.environment(), o.device);
   return o;
 }

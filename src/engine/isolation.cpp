@@ -93,6 +93,7 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
     }
     json job = options.job;
     job["suite"] = options.suite;
+    job["retire_anon_bytes"] = options.retire_anon_bytes;
     job["keys"] = json::array();
     for (std::size_t i = next; i < items.size(); ++i) job["keys"].push_back(items[i].key);
     platform::Subprocess worker = platform::Subprocess::spawn({exe, "__worker"});
@@ -100,6 +101,7 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
 
     std::optional<std::size_t> current;  // index of the running item
     bool done = false;
+    bool retired = false;  // the worker handed the remaining items on
     while (!done) {
       std::string line;
       const auto rr = worker.read_line(line, current ? item_limit : startup_limit);
@@ -132,6 +134,8 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
                                  options.machine));
           }
           current.reset();
+        } else if (event == "retire") {
+          retired = true;
         } else if (event == "done") {
           done = true;
         }
@@ -165,6 +169,11 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
             worker.stderr_tail());
       }
       break;
+    }
+    if (done && retired) {
+      worker.wait(milliseconds(10000));
+      --spawns;  // a planned hand-over, not a death: the next worker takes the rest
+      continue;
     }
     if (done) {
       worker.wait(milliseconds(10000));

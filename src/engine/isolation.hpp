@@ -44,6 +44,13 @@ struct IsolationOptions {
   double item_timeout_s = 120;
   const KnowledgeBase* kb = nullptr;  ///< explains a crashed worker's stderr
   MachineContext machine;
+  /// A worker whose anonymous resident memory passes this many bytes after
+  /// an item hands the remaining items to a fresh worker (0: never). Bounds
+  /// memory that grows per item outside our control: torch 2.11 keeps ~4 MB
+  /// of host memory per CUDA profiler session (pytorch/pytorch#193348), 2 GB
+  /// over a full `ops` run on the H200 (2026-11-30). Linux only (elsewhere
+  /// the worker cannot read its own figure and never retires).
+  double retire_anon_bytes = 0;
 };
 
 /// Runs `items` in worker processes. Throws platform::SubprocessError when

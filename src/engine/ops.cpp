@@ -206,6 +206,7 @@ std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callb
   iso.item_timeout_s = options.check_timeout_s;
   iso.kb = kb ? &*kb : nullptr;
   iso.machine = options.machine;
+  iso.retire_anon_bytes = options.worker_retire_anon_bytes;
   auto results = run_suite(items, iso, options.isolate, callbacks);
   merge_traces(options.trace_path);
   return results;

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "engine/isolation.hpp"
+#include "platform/probes.hpp"
 #include "platform/subprocess.hpp"
 
 namespace accel::engine {
@@ -97,9 +98,19 @@ int worker_main() {
     return 3;
   }
   send({{"event", "ready"}, {"info", info}});
-  for (const auto& key : job.value("keys", std::vector<std::string>{})) {
-    send({{"event", "start"}, {"key", key}});
-    send({{"event", "result"}, {"result", suite->run(key)}});
+  const auto keys = job.value("keys", std::vector<std::string>{});
+  const double retire_bytes = job.value("retire_anon_bytes", 0.0);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    send({{"event", "start"}, {"key", keys[i]}});
+    send({{"event", "result"}, {"result", suite->run(keys[i])}});
+    // Past its memory budget, the worker hands the rest to a fresh one.
+    if (retire_bytes > 0 && i + 1 < keys.size()) {
+      const auto anon = platform::self_anonymous_rss_bytes();
+      if (anon && static_cast<double>(*anon) > retire_bytes) {
+        send({{"event", "retire"}, {"anon_rss_bytes", *anon}});
+        break;
+      }
+    }
   }
   send({{"event", "done"}});
   std::fclose(proto);

@@ -7,6 +7,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -180,6 +185,18 @@ HostInfo probe_host(const ProbeRoots& roots) {
     h.not_collected["host"] = std::string("probe failed: ") + e.what();
   }
   return h;
+}
+
+std::optional<std::uint64_t> self_anonymous_rss_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("RssAnon:", 0) != 0) continue;
+    std::istringstream fields(line.substr(8));
+    std::uint64_t kib = 0;
+    if (fields >> kib) return kib * 1024;  // "kB" here means KiB, as in meminfo
+  }
+  return std::nullopt;
 }
 
 }  // namespace accel::platform

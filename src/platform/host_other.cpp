@@ -16,6 +16,8 @@ HostInfo probe_host(const ProbeRoots&) {
   return h;
 }
 
+std::optional<std::uint64_t> self_anonymous_rss_bytes() { return std::nullopt; }
+
 }  // namespace accel::platform
 
 #endif  // !__linux__

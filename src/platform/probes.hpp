@@ -16,6 +16,8 @@
 // dynlib_{posix,windows}.cpp; detail.hpp holds the pure functions the tests use.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,12 @@ struct ProbeRoots {
 /// cpu0's scaling_governor. A VM or container without cpufreq reports both as
 /// not collected. Logical cores count the host's CPUs, not a cgroup quota.
 HostInfo probe_host(const ProbeRoots& roots = {});
+
+/// This process's resident anonymous memory (heap and other non-file pages:
+/// "RssAnon" of /proc/self/status) in bytes; nullopt where the OS does not
+/// say (not Linux). File-backed pages (mapped libraries) are left out: the
+/// OS can drop and re-read them.
+std::optional<std::uint64_t> self_anonymous_rss_bytes();
 
 /// The CPU BLAS loaded in this process (OpenBLAS, MKL, BLIS, FlexiBLAS backend,
 /// ATLAS, netlib reference, Accelerate...), recognised first by exported

@@ -36,3 +36,17 @@ rc=0; "$BIN" ops --filter no-such-check > "$OUT/f.txt" 2>&1 || rc=$?
 rc=0; "$BIN" --no-such-option > "$OUT/o.txt" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { echo "bad option: exit $rc"; exit 1; }
 echo "usage errors ok"
+
+# A worker past its memory budget hands the remaining checks to a fresh one:
+# with a 1-byte budget every check runs in its own worker, and the report
+# still holds every result, in order, all ok.
+ACCEL_DOCTOR_WORKER_RETIRE_BYTES=1 "$BIN" --device cpu ops --quick --filter ops/linalg/matmul,ops/linalg/mm/,ops/linalg/bmm \
+  --json "$OUT/retire.json" > "$OUT/retire.txt" 2>&1
+python3 - "$OUT/retire.json" <<'PY'
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["results"] if x["kind"] == "check"]
+assert len(r) >= 3, [x["key"] for x in r]
+bad = [(x["key"], x["status"], x["reason"]) for x in r if x["status"] not in ("ok", "unavailable")]
+assert not bad, bad
+print(f"worker hand-over ok ({len(r)} checks)")
+PY

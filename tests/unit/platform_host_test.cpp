@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "platform/detail.hpp"
 #include "platform/probes.hpp"
@@ -123,5 +124,19 @@ TEST(ProbeHost, LiveMachineDoesNotThrow) {
 #endif
 }
 
+TEST(ProbeHost, SelfAnonymousRssSeesTouchedHeapMemory) {
+#if defined(__linux__)
+  const auto before = platform::self_anonymous_rss_bytes();
+  ASSERT_TRUE(before.has_value());
+  std::vector<char> block(64u << 20);
+  for (std::size_t i = 0; i < block.size(); i += 4096) block[i] = 1;  // touch every page
+  const auto after = platform::self_anonymous_rss_bytes();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GT(*after, *before + (48u << 20)) << "64 MiB touched";
+  EXPECT_EQ(block[4096], 1);
+#else
+  EXPECT_FALSE(platform::self_anonymous_rss_bytes().has_value());
+#endif
+}
 }  // namespace
 }  // namespace accel::platform
