@@ -123,7 +123,22 @@ for s in $STEPS; do
       # A crash report names offsets in our binary: resolve them to functions.
       for off in $(grep -oE "accel-doctor(\(|)\+0x[0-9a-f]+" "$R/ops_linalg.txt" | grep -oE "0x[0-9a-f]+"); do
         echo "$off: $(addr2line -f -C -i -e $BIN "$off" | tr '\n' ' ')"
-      done | tee "$R/crash_symbols.txt" ;;
+      done | tee "$R/crash_symbols.txt"
+      # Which libtorch.so function sits before a return address in it, and the
+      # stacks of every thread at the crash (gdb, where the machine has it).
+      TL=$($PY -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+      for off in $(grep -oE "libtorch\.so\+0x[0-9a-f]+" "$R/ops_linalg.txt" | grep -oE "0x[0-9a-f]+"); do
+        echo "libtorch.so $off:"; nm -DC --defined-only "$TL/libtorch.so" | sort |
+          awk -v o="$(printf '%016x' "$off")" '$1 <= o' | tail -2
+        objdump -d -C --start-address=$((off - 48)) --stop-address=$((off + 8)) "$TL/libtorch.so" | tail -14
+      done 2>&1 | tee "$R/libtorch_at_crash.txt"
+      if command -v gdb >/dev/null; then
+        timeout 60 gdb -q -batch -ex run -ex "info threads" -ex "thread apply all bt 15" \
+          --args $BIN ops --quick --filter linalg --trace /tmp/ops_trace2.json > "$R/gdb.txt" 2>&1
+        grep -A40 "SIGSEGV" "$R/gdb.txt" | head -80
+      else
+        echo "no gdb on this machine"
+      fi ;;
     *) echo "unknown step $s" ;;
   esac
 done
