@@ -139,6 +139,10 @@ for s in $STEPS; do
       else
         echo "no gdb on this machine"
       fi ;;
+    kernels)
+      # The small decode operations and their alternatives, in CUDA graphs (issue 4 ceiling).
+      step decode-kernels 60 bash -c "$PY scripts/device/decode_kernels.py > $R/decode_kernels.json 2> $R/decode_kernels.err"
+      cat "$R/decode_kernels.json"; tail -3 "$R/decode_kernels.err" ;;
     *) echo "unknown step $s" ;;
   esac
 done
