@@ -2,7 +2,14 @@
 // the generic isolation in engine/isolation.hpp.
 #include "engine/ops.hpp"
 
+#if defined(_WIN32)
+#include <direct.h>
+#else
+#include <unistd.h>
+#endif
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -107,7 +114,17 @@ void merge_traces(const std::string& trace_path) {
       return ss.str();
     });
   }
-  fs::remove_all(dir, ec);
+  // Not fs::remove_all: the PyPI torch wheels export their own copy of
+  // std::filesystem::remove_all from libtorch.so, which calls into this
+  // process's newer libstdc++ with another recursive_directory_iterator
+  // layout and jumps to address 0 (SIGSEGV on the H200 machine, torch 2.11,
+  // 2026-11-30). The folder holds only the files listed above.
+  for (const auto& f : files) std::remove(f.string().c_str());
+#if defined(_WIN32)
+  _rmdir(dir.c_str());
+#else
+  rmdir(dir.c_str());
+#endif
 }
 
 json job_json(const OpsOptions& o) {

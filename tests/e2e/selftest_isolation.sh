@@ -50,3 +50,16 @@ bad = [(x["key"], x["status"], x["reason"]) for x in r if x["status"] not in ("o
 assert not bad, bad
 print(f"worker hand-over ok ({len(r)} checks)")
 PY
+
+# --trace: the merged trace (torch with Kineto) or a plain "no trace" note
+# (without), and never the per-check parts folder left behind.
+rc=0; "$BIN" --device cpu --trace "$OUT/trace.json" ops --quick --filter ops/linalg/matmul/fp32 \
+  > "$OUT/trace.txt" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { echo "FAIL: ops --trace exited $rc"; cat "$OUT/trace.txt"; exit 1; }
+[ ! -e "$OUT/trace.json.parts" ] || { echo "FAIL: trace parts folder left behind"; exit 1; }
+if [ -e "$OUT/trace.json" ]; then
+  python3 -c "import json,sys; json.load(open(sys.argv[1]))['traceEvents']" "$OUT/trace.json"
+else
+  grep -q "no trace written" "$OUT/trace.txt" || { echo "FAIL: no trace and no reason"; exit 1; }
+fi
+echo "trace ok"
