@@ -86,11 +86,18 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
       }
       c.datasheet_bandwidth = table ? device_bandwidth_peak(*table, gpu) : memory_bandwidth_peak(gpu);
     }
+    // The best of the memory benchmarks (copy, triad, reduction): a copy
+    // counts read + written bytes but also pays for reading each written
+    // line first (write-allocate), so on CPUs a read-only stream such as a
+    // GEMV beats it by ~1.5x (155 vs 102 GB/s on the H200 host, 2026-11-30).
     for (const auto& m : measured) {
-      if (m.device == dev && m.kind == "bench" && m.category == "memory" && m.name == "copy" &&
-          m.status == Status::ok && m.metrics.count("gbps")) {
-        c.measured_bandwidth = measured_peak(m.metrics.at("gbps"), "GB/s",
-                                             fmt::format("device copy measured in this run ({})", m.key));
+      if (m.device == dev && m.kind == "bench" && m.category == "memory" && m.status == Status::ok &&
+          m.metrics.count("gbps")) {
+        const double gbps = m.metrics.at("gbps");
+        if (!c.measured_bandwidth || gbps > c.measured_bandwidth->value) {
+          c.measured_bandwidth = measured_peak(
+              gbps, "GB/s", fmt::format("best memory benchmark measured in this run ({})", m.key));
+        }
       }
     }
     out.push_back(std::move(c));

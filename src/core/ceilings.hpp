@@ -18,12 +18,12 @@ struct DeviceCeilings {
   std::string device;                      ///< "cuda:0", "cpu"
   std::map<std::string, Peak> compute;     ///< dtype -> peak (fp32, tf32, fp16, bf16, int8, fp64)
   Peak datasheet_bandwidth;                ///< datasheet or estimate (unknown on most CPUs)
-  std::optional<Peak> measured_bandwidth;  ///< the device copy measured in this run
+  std::optional<Peak> measured_bandwidth;  ///< the best memory benchmark (copy, triad, reduction) of this run
 };
 
 /// Ceilings for every device that appears in `results`. `measured` holds
-/// results that may contain a bench memory copy row for a device (used as
-/// its measured bandwidth). Datasheet peaks are scaled to the clock NVML
+/// results that may contain bench memory rows for a device (the highest GB/s
+/// is its measured bandwidth). Datasheet peaks are scaled to the clock NVML
 /// reports when the row names the clock it assumes (boosting cards).
 std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::vector<Result>& results,
                                            const std::vector<Result>& measured, const GpuPeakTable* table);

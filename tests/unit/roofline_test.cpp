@@ -236,6 +236,25 @@ TEST(Ceilings, CpuBenchWithoutDatasheetBandwidth) {
   EXPECT_FALSE(rs[1].roofline);
 }
 
+TEST(Ceilings, MeasuredBandwidthIsTheBestMemoryBenchmark) {
+  // The H200 host, 2026-11-30: copy 102 GB/s (write-allocate), reduction
+  // 150 GB/s: a GEMV reading 155 GB/s is bounded by the reduction.
+  auto memory = [](const std::string& name, double gbps) {
+    Result m = bench_row("memory", 0, 1e9, 1e9 / (gbps * 1e9) * 1e6);
+    m.name = name;
+    m.key = "bench/cpu/memory/" + name + "/fp32/rotating";
+    m.metrics["gbps"] = gbps;
+    return m;
+  };
+  const std::vector<Result> measured{memory("copy", 102), memory("reduce", 150), memory("triad", 120)};
+  Environment env;
+  const auto ceilings = build_ceilings(env, measured, measured, nullptr);
+  ASSERT_EQ(ceilings.size(), 1u);
+  ASSERT_TRUE(ceilings[0].measured_bandwidth);
+  EXPECT_DOUBLE_EQ(ceilings[0].measured_bandwidth->value, 150);
+  EXPECT_NE(ceilings[0].measured_bandwidth->source.find("reduce"), std::string::npos);
+}
+
 TEST(Roofline, BurstFiguresAndSustainedDrop) {
   // The H200 bf16 8192^3 GEMM of 2026-11-30: 1.38 ms per call at first,
   // 1.62 ms sustained (power cap).
