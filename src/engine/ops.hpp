@@ -44,7 +44,7 @@ struct OpsOptions {
   std::string trace_path;            ///< write the merged Chrome trace here (--trace)
   /// A worker past this much anonymous memory hands the remaining checks to
   /// a fresh one (IsolationOptions::retire_anon_bytes); 0 = never.
-  double worker_retire_anon_bytes = 1024.0 * 1024 * 1024;
+  double worker_retire_anon_bytes = 768.0 * 1024 * 1024;
 };
 
 /// Progress callbacks: on_start before each check, on_result when it is final.
