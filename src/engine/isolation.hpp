@@ -46,10 +46,12 @@ struct IsolationOptions {
   MachineContext machine;
   /// A worker whose anonymous resident memory passes this many bytes after
   /// an item hands the remaining items to a fresh worker (0: never). Bounds
-  /// memory that grows per item outside our control: torch 2.11 keeps ~4 MB
-  /// of host memory per CUDA profiler session (pytorch/pytorch#193348), 2 GB
-  /// over a full `ops` run on the H200 (2026-11-30). Linux only (elsewhere
-  /// the worker cannot read its own figure and never retires).
+  /// memory that grows outside our control with every library and kernel a
+  /// run touches (cuDNN, cuBLASLt, cuFFT plans, runtime-compiled kernels,
+  /// lazily loaded CUDA modules): 2 GB of heap over a full `ops` run on the
+  /// H200, while 128 elementwise/reduction checks with a profiler session
+  /// each stayed at ~190 MiB (2026-11-30). Linux only (elsewhere the worker
+  /// cannot read its own figure and never retires).
   double retire_anon_bytes = 0;
 };
 
