@@ -57,17 +57,27 @@ void write_address(const char* label, std::uintptr_t addr) {
 
 /// Where the fault happened. When the instruction pointer is not in any
 /// loaded file (a call through a null or dangling function pointer), the
-/// word on top of the stack is usually the caller's return address: the
-/// backtrace cannot unwind from such a frame, this still names the caller.
-void write_fault_context(const siginfo_t* info, const void* context) {
-  write_address("fault address: ", reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr));
-#if defined(__x86_64__)
+/// caller's return address (x86-64: the word on top of the stack; arm64:
+/// the link register) still names the caller: the backtrace cannot unwind
+/// from such a frame. Printed after the backtrace: reading the stack of a
+/// broken frame could fault again and end the process.
+void write_fault_context(int sig, const siginfo_t* info, const void* context) {
+  // si_addr is an address only for faults the kernel raised (si_code > 0);
+  // for kill/raise/abort it holds the sender's pid.
+  if (info && info->si_code > 0 && sig != SIGABRT) {
+    write_address("fault address: ", reinterpret_cast<std::uintptr_t>(info->si_addr));
+  }
   if (!context) return;
   const auto* uc = static_cast<const ucontext_t*>(context);
-  const auto rip = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#if defined(__x86_64__)
+  write_address("instruction: ", static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]));
   const auto rsp = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-  write_address("instruction: ", rip);
   if (rsp) write_address("top of stack: ", *reinterpret_cast<const std::uintptr_t*>(rsp));
+#elif defined(__aarch64__)
+  write_address("instruction: ", static_cast<std::uintptr_t>(uc->uc_mcontext.pc));
+  write_address("return address: ", static_cast<std::uintptr_t>(uc->uc_mcontext.regs[30]));
+#else
+  (void)uc;
 #endif
 }
 #endif
@@ -88,10 +98,13 @@ void on_fatal(int sig, siginfo_t* info, void* context) {
       "\nPlease report it with the command line and this backtrace "
       "(the measurements of this run so far are lost; `--json` reports of earlier runs are not affected):\n");
 #if defined(__GLIBC__)
-  write_fault_context(info, context);
   void* frames[64];
   const int n = backtrace(frames, 64);
   backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  write_fault_context(sig, info, context);
+#else
+  (void)info;
+  (void)context;
 #endif
   std::signal(sig, SIG_DFL);
   std::raise(sig);
