@@ -87,6 +87,10 @@ double ridge_point(const Peak& compute, const Peak& bandwidth) {
 void add_burst_figures(Result& r) {
   if (!r.timing || r.timing->burst_us <= 0 || r.timing->median_us <= 0) return;
   const double ratio = r.timing->median_us / r.timing->burst_us;
+  // The burst is timed with the host clock around many calls, the median
+  // with device events: for short, launch-bound calls the host figure can be
+  // the slower one, which says nothing about clocks.
+  if (ratio < 1) return;
   for (const char* name : {"tflops", "gbps", "tops"}) {
     if (const auto it = r.metrics.find(name); it != r.metrics.end()) {
       r.metrics[std::string(name) + "_burst"] = it->second * ratio;

@@ -278,6 +278,14 @@ TEST(Roofline, BurstFiguresAndSustainedDrop) {
   add_burst_figures(steady);
   EXPECT_TRUE(steady.metrics.count("gbps_burst"));
   EXPECT_FALSE(steady.evidence.contains("sustained_drop_pct"));
+  // A host-timed burst slower than the event-timed median (short calls): no burst figure.
+  Result launch_bound;
+  launch_bound.metrics["tflops"] = 100;
+  t.median_us = 10;
+  t.burst_us = 15;
+  launch_bound.timing = t;
+  add_burst_figures(launch_bound);
+  EXPECT_FALSE(launch_bound.metrics.count("tflops_burst"));
   Result none;
   none.metrics["gbps"] = 4000;
   add_burst_figures(none);
