@@ -147,12 +147,19 @@ class LlmSuite final : public WorkerSuite {
     }
   }
 
+  /// --sdpa-backend applies to the rows on the target device; the CPU
+  /// comparison rows of a GPU run keep torch's choice (the memory-efficient
+  /// and cuDNN backends have no CPU implementation).
+  std::string sdpa_backend_for(const c10::Device& dev) const {
+    return dev == target_ ? o_.sdpa_backend : std::string("auto");
+  }
+
   json prepare() override {
     initialise_device(target_);
     if (const std::string why = select_sdpa_backend(o_.sdpa_backend); !why.empty()) {
       throw std::runtime_error("--sdpa-backend: " + why);
     }
-    (void)select_sdpa_backend("auto");  // set per row: the CPU rows keep torch's choice
+    (void)select_sdpa_backend("auto");  // set per row: see sdpa_backend_for
     return json::object();
   }
 
@@ -167,7 +174,7 @@ class LlmSuite final : public WorkerSuite {
     WarningCapture warnings;
     c10::NoGradGuard no_grad;
     try {
-      (void)select_sdpa_backend(dev.is_cpu() ? "auto" : o_.sdpa_backend);  // checked in prepare()
+      (void)select_sdpa_backend(sdpa_backend_for(dev));  // checked in prepare()
       Loaded& m = model(dev, item);
       r.evidence["model"] = m.description;
       const auto* backend = dev.is_cpu() ? nullptr : accelerator_backend();
@@ -222,11 +229,12 @@ class LlmSuite final : public WorkerSuite {
       l.model = std::make_unique<llm::Model>(ck.config, std::move(ck.weights), attn, dev, dt);
     } else {
       const llm::LlamaConfig cfg = llm::preset(item.preset);
-      l.description = fmt::format("{} preset, random weights, {:.3g} parameters, {}, {} attention", cfg.name,
-                                  cfg.parameters(), dtype_name(dt),
-                                  attn == llm::Attention::math ? std::string("math")
-                                  : o_.sdpa_backend == "auto"  ? std::string("SDPA")
-                                                               : "SDPA (" + o_.sdpa_backend + " backend)");
+      l.description =
+          fmt::format("{} preset, random weights, {:.3g} parameters, {}, {} attention", cfg.name,
+                      cfg.parameters(), dtype_name(dt),
+                      attn == llm::Attention::math      ? std::string("math")
+                      : sdpa_backend_for(dev) == "auto" ? std::string("SDPA")
+                                                        : "SDPA (" + o_.sdpa_backend + " backend)");
       l.model = std::make_unique<llm::Model>(cfg, llm::random_weights(cfg, dev, dt, 1234), attn, dev, dt);
     }
     return models_.emplace(id, std::move(l)).first->second;
