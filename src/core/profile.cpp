@@ -272,7 +272,7 @@ DeviceTimeBreakdown attribute_device_time(
       if (cls.empty()) {
         cls = implementations && implementations->role_of_kernel(e.name) == "gemm" ? "GEMM" : "elementwise";
       }
-      auto& k = per_kernel[e.name];
+      auto& k = per_kernel[e.name + '\n' + cls];  // one row per name and class
       k.name = e.name;
       k.cls = cls;
       ++k.count;
