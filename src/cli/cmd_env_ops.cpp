@@ -38,6 +38,7 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
   // Tests force the worker hand-over with a tiny budget.
   if (const char* retire = std::getenv("ACCEL_DOCTOR_WORKER_RETIRE_BYTES")) {
     o.worker_retire_anon_bytes = std::strtod(retire, nullptr);
+    o.worker_retire_min_items = 1;
   }
   o.machine = engine::machine_context(app.environment(), o.device);
   return o;

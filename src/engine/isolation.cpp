@@ -85,6 +85,7 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
   // Bound the respawns: a worker that keeps dying between items must not
   // loop forever.
   std::size_t spawns = 0;
+  std::size_t workers = 0;  // started so far, hand-overs included
   const std::size_t max_spawns = items.size() + 3;
   while (next < items.size()) {
     if (++spawns > max_spawns) {
@@ -94,8 +95,10 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
     json job = options.job;
     job["suite"] = options.suite;
     job["retire_anon_bytes"] = options.retire_anon_bytes;
+    job["retire_min_items"] = options.retire_min_items;
     job["keys"] = json::array();
     for (std::size_t i = next; i < items.size(); ++i) job["keys"].push_back(items[i].key);
+    ++workers;
     platform::Subprocess worker = platform::Subprocess::spawn({exe, "__worker"});
     worker.write_stdin_and_close(job.dump() + "\n");
 
@@ -127,7 +130,9 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
           if (cb.on_start) cb.on_start(items[*current], *current, items.size());
         } else if (event == "result") {
           try {
-            record(msg.at("result").get<Result>());
+            Result r = msg.at("result").get<Result>();
+            if (workers > 1) r.evidence["worker"] = workers;  // ran in a replacement worker
+            record(std::move(r));
           } catch (const std::exception& e) {
             record(failed_result(items[next], options.device, Status::error,
                                  fmt::format("the worker sent an unreadable result: {}", e.what()), "", kb,

@@ -53,6 +53,7 @@ struct IsolationOptions {
   /// each stayed at ~190 MiB (2026-11-30). Linux only (elsewhere the worker
   /// cannot read its own figure and never retires).
   double retire_anon_bytes = 0;
+  std::size_t retire_min_items = 8;  ///< items a worker runs before it may retire
 };
 
 /// Runs `items` in worker processes. Throws platform::SubprocessError when

@@ -224,6 +224,7 @@ std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callb
   iso.kb = kb ? &*kb : nullptr;
   iso.machine = options.machine;
   iso.retire_anon_bytes = options.worker_retire_anon_bytes;
+  iso.retire_min_items = options.worker_retire_min_items;
   auto results = run_suite(items, iso, options.isolate, callbacks);
   merge_traces(options.trace_path);
   return results;

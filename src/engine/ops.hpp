@@ -45,6 +45,7 @@ struct OpsOptions {
   /// A worker past this much anonymous memory hands the remaining checks to
   /// a fresh one (IsolationOptions::retire_anon_bytes); 0 = never.
   double worker_retire_anon_bytes = 768.0 * 1024 * 1024;
+  std::size_t worker_retire_min_items = 8;  ///< checks a worker runs before it may retire
 };
 
 /// Progress callbacks: on_start before each check, on_result when it is final.

@@ -100,11 +100,14 @@ int worker_main() {
   send({{"event", "ready"}, {"info", info}});
   const auto keys = job.value("keys", std::vector<std::string>{});
   const double retire_bytes = job.value("retire_anon_bytes", 0.0);
+  // At least this many items per worker, so a host whose start-up already
+  // passes the budget does not restart torch for every item.
+  const std::size_t retire_min_items = job.value("retire_min_items", std::size_t{8});
   for (std::size_t i = 0; i < keys.size(); ++i) {
     send({{"event", "start"}, {"key", keys[i]}});
     send({{"event", "result"}, {"result", suite->run(keys[i])}});
     // Past its memory budget, the worker hands the rest to a fresh one.
-    if (retire_bytes > 0 && i + 1 < keys.size()) {
+    if (retire_bytes > 0 && i + 1 < keys.size() && i + 1 >= retire_min_items) {
       const auto anon = platform::self_anonymous_rss_bytes();
       if (anon && static_cast<double>(*anon) > retire_bytes) {
         send({{"event", "retire"}, {"anon_rss_bytes", *anon}});

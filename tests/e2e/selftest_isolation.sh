@@ -42,13 +42,17 @@ echo "usage errors ok"
 # still holds every result, in order, all ok.
 ACCEL_DOCTOR_WORKER_RETIRE_BYTES=1 "$BIN" --device cpu ops --quick --filter ops/linalg/matmul,ops/linalg/mm/,ops/linalg/bmm \
   --json "$OUT/retire.json" > "$OUT/retire.txt" 2>&1
-python3 - "$OUT/retire.json" <<'PY'
+"$BIN" ops --list --filter ops/linalg/matmul,ops/linalg/mm/,ops/linalg/bmm | awk 'NR > 1 && /^ops\// {print $1}' > "$OUT/retire_keys.txt"
+python3 - "$OUT/retire.json" "$OUT/retire_keys.txt" <<'PY'
 import json, sys
 r = [x for x in json.load(open(sys.argv[1]))["results"] if x["kind"] == "check"]
-assert len(r) >= 3, [x["key"] for x in r]
+want = open(sys.argv[2]).read().split()
+assert [x["key"] for x in r] == want, ([x["key"] for x in r], want)  # each once, in catalog order
 bad = [(x["key"], x["status"], x["reason"]) for x in r if x["status"] not in ("ok", "unavailable")]
 assert not bad, bad
-print(f"worker hand-over ok ({len(r)} checks)")
+workers = [x["evidence"].get("worker", 1) for x in r]
+assert len(set(workers)) == len(r), f"not one worker per check: {workers}"
+print(f"worker hand-over ok ({len(r)} checks, workers {workers})")
 PY
 
 # --trace: the merged trace (torch with Kineto) or a plain "no trace" note
