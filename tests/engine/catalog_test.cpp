@@ -177,7 +177,8 @@ TEST(Catalog, WholeCatalogRunsOnCpu) {
 TEST(RunCheck, DtypesOfACheckShareInputsDrawnOnceAndWritesDoNotLeak) {
   int draws = 0;
   engine::CheckDef def;
-  def.name = "test_inplace_add";
+  static int run = 0;  // a fresh check name per run: the input cache outlives a --gtest_repeat round
+  def.name = "test_inplace_add_" + std::to_string(run++);
   def.category = "test";
   def.dtypes = {at::kFloat, at::kHalf};
   def.shape = "64";
