@@ -201,3 +201,29 @@ TEST(RunCheck, DtypesOfACheckShareInputsDrawnOnceAndWritesDoNotLeak) {
   }
   EXPECT_EQ(draws, 1);
 }
+
+TEST(RunCheck, EvidenceHookIsRecordedAndItsFailureIsNotTheChecks) {
+  engine::CheckDef def;
+  def.name = "test_evidence_hook";
+  def.category = "test";
+  def.dtypes = {at::kFloat};
+  def.inputs = [] { return engine::Tensors{at::ones({4}, at::TensorOptions().dtype(at::kDouble))}; };
+  def.op = [](const engine::Tensors& in, const engine::OpEnv&) { return in[0] * 2; };
+  def.evidence = [](const engine::Tensors& in, const engine::OpEnv&) {
+    return json{{"first_input_elements", in[0].numel()}};
+  };
+  engine::RunContext ctx;
+  ctx.profile = false;
+  ctx.quick = true;
+  Result r = engine::run_check(def, at::kFloat, ctx);
+  EXPECT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.evidence.value("first_input_elements", 0), 4);
+
+  def.name = "test_evidence_hook_throws";
+  def.evidence = [](const engine::Tensors&, const engine::OpEnv&) -> json {
+    throw std::runtime_error("selection API failed");
+  };
+  r = engine::run_check(def, at::kFloat, ctx);
+  EXPECT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_NE(r.evidence.value("evidence_error", "").find("selection API failed"), std::string::npos);
+}

@@ -60,6 +60,27 @@ at::Tensor sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, b
 
 std::string sdpa_available() { return kHasSdpa ? "" : "at::scaled_dot_product_attention needs torch >= 2.0"; }
 
+/// The backend torch's own selection (at::_fused_sdp_choice, what
+/// scaled_dot_product_attention dispatches on) picks for these inputs:
+/// confirms the implementation the profiler names from kernel names.
+/// Values of at::SDPBackend (ATen/native/transformers/sdp_utils_cpp.h).
+json sdpa_choice(const Tensors& in, bool causal) {
+#if ACCEL_TORCH_AT_LEAST(2, 5)
+  const int64_t c = at::_fused_sdp_choice(in[0], in[1], in[2], {}, 0.0, causal, c10::nullopt, false);
+#elif ACCEL_TORCH_AT_LEAST(2, 1)
+  const int64_t c = at::_fused_sdp_choice(in[0], in[1], in[2], {}, 0.0, causal, c10::nullopt);
+#else
+  (void)in;
+  (void)causal;
+  return {{"sdpa_backend_choice", "not available: torch's SDPA selection API needs torch >= 2.1"}};
+#endif
+#if ACCEL_TORCH_AT_LEAST(2, 1)
+  static const char* names[] = {"math", "flash attention", "memory-efficient attention", "cuDNN attention",
+                                "overrideable (out-of-tree backend)"};
+  return {{"sdpa_backend_choice", c >= 0 && c < 5 ? names[c] : "none (no backend can run these inputs)"}};
+#endif
+}
+
 // Prefill-shaped attention: 1 sequence of 128 tokens, 16 heads of 64.
 constexpr int64_t kB = 1, kH = 16, kS = 128, kD = 64;
 const std::string kAttnShape = "q,k,v 1x16x128x64";
@@ -96,6 +117,7 @@ void add_attention_checks(std::vector<CheckDef>& out) {
     };
     c.op = [](const Tensors& in, const OpEnv&) { return sdpa(in[0], in[1], in[2], false); };
     c.available = sdpa_available;
+    c.evidence = [](const Tensors& in, const OpEnv&) { return sdpa_choice(in, false); };
     attention_work(c, kB, kH, kS, kS, kD, kH, false);
     out.push_back(c);
   }
@@ -106,6 +128,7 @@ void add_attention_checks(std::vector<CheckDef>& out) {
     };
     c.op = [](const Tensors& in, const OpEnv&) { return sdpa(in[0], in[1], in[2], true); };
     c.available = sdpa_available;
+    c.evidence = [](const Tensors& in, const OpEnv&) { return sdpa_choice(in, true); };
     attention_work(c, kB, kH, kS, kS, kD, kH, true);
     out.push_back(c);
   }
@@ -117,6 +140,7 @@ void add_attention_checks(std::vector<CheckDef>& out) {
     c.inputs = [] { return Tensors{randn64({1, H, 1, D}), randn64({1, H, T, D}), randn64({1, H, T, D})}; };
     c.op = [](const Tensors& in, const OpEnv&) { return sdpa(in[0], in[1], in[2], false); };
     c.available = sdpa_available;
+    c.evidence = [](const Tensors& in, const OpEnv&) { return sdpa_choice(in, false); };
     attention_work(c, 1, H, 1, T, D, H, false);
     out.push_back(c);
   }

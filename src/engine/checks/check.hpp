@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
 #include "engine/torch_util.hpp"
 
 namespace accel::engine {
@@ -64,6 +65,11 @@ struct CheckDef {
   std::function<std::string()> available;
   /// Time on the CPU too (off for ops whose CPU twin means nothing).
   bool compare_cpu = true;
+  /// Extra evidence about the call, asked of torch itself (e.g. which SDPA
+  /// backend its selection API picks for these inputs); merged into the
+  /// result's `evidence`. Runs once, outside the timed region; may throw
+  /// (recorded as evidence, never a failed check).
+  std::function<json(const Tensors&, const OpEnv&)> evidence;
 };
 
 /// Every check, in a stable order. Test-only checks (throw, wrong value,

@@ -235,6 +235,14 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
       r.reason = fmt::format("output on {} instead of {}", out.device().str(), expected.str());
     }
     r.evidence["output_device"] = out.defined() ? out.device().str() : "undefined";
+    if (def.evidence) {
+      try {
+        const json extra = def.evidence(dev_in, env);  // named: items() of a temporary would dangle
+        for (const auto& [k, v] : extra.items()) r.evidence[k] = v;
+      } catch (const std::exception& e) {
+        r.evidence["evidence_error"] = exception_message(e);
+      }
+    }
 
     double elem = static_cast<double>(at::elementSize(dtype));
     r.work.bytes = def.bytes ? def.bytes(elem) : bytes_of(dev_in, dtype) + bytes_of({out}, dtype);
