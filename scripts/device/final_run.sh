@@ -6,8 +6,8 @@
 # timeout still comes back). The device tool returns at most 8 files a call,
 # so the results are packed into $OUT/results.tar.gz (plus log.txt beside it)
 # when the script ends, also on a timeout's SIGTERM.
-#   OUT=... DEADLINE_S=230 [STEPS="ops llm1b hf bench ncu trace llmquick doctor train"] scripts/device/final_run.sh
-# STEPS picks and orders the measurements (default: all of them).
+#   OUT=... DEADLINE_S=230 [STEPS="doctor llm1b hf bench ncu train trace ops llmquick kernels"] scripts/device/final_run.sh
+# STEPS picks and orders the measurements (default: all but kernels).
 # Run from a `git archive HEAD` copy with .devdeps beside it (see stage_deps.sh).
 set -uo pipefail
 OUT="${OUT:-/tmp/accel-out}"; R=/tmp/accel-r; rm -rf "$R"; mkdir -p "$R" "$OUT"

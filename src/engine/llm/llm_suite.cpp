@@ -156,10 +156,10 @@ class LlmSuite final : public WorkerSuite {
 
   json prepare() override {
     initialise_device(target_);
-    if (const std::string why = select_sdpa_backend(o_.sdpa_backend); !why.empty()) {
+    // Set per row (see sdpa_backend_for); checked once here.
+    if (const std::string why = sdpa_backend_problem(o_.sdpa_backend); !why.empty()) {
       throw std::runtime_error("--sdpa-backend: " + why);
     }
-    (void)select_sdpa_backend("auto");  // set per row: see sdpa_backend_for
     return json::object();
   }
 
@@ -433,19 +433,12 @@ class LlmSuite final : public WorkerSuite {
     r.metrics["device_idle_between_kernels"] = b.idle_fraction;
     const bool launch_bound = step_us > 0 && busy / step_us < 0.6;
     r.evidence["launch_bound"] = launch_bound;
-    r.evidence["bottleneck"] =
-        launch_bound
-            ? fmt::format(
-                  "launch-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), running "
-                  "{:.0f} kernels of {:.1f} µs on average; the host cannot issue kernels as fast as the "
-                  "device runs them",
-                  busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
-                  b.kernel_us / std::max(b.kernels, 1))
-            : fmt::format(
-                  "device-bound: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), "
-                  "{:.0f} kernels of {:.1f} µs on average",
-                  busy, step_us, 100.0 * busy / step_us, static_cast<double>(b.kernels) / steps,
-                  b.kernel_us / std::max(b.kernels, 1));
+    r.evidence["bottleneck"] = fmt::format(
+        "{}: the device is busy {:.0f} µs of each {:.0f} µs step ({:.0f}%), running {:.0f} kernels "
+        "of {:.1f} µs on average{}",
+        launch_bound ? "launch-bound" : "device-bound", busy, step_us, 100.0 * busy / step_us,
+        static_cast<double>(b.kernels) / steps, b.kernel_us / std::max(b.kernels, 1),
+        launch_bound ? "; the host cannot issue kernels as fast as the device runs them" : "");
   }
 
   void graph_decode(Result& r, const llm::Model& m, const c10::Device& dev, const Item& item) {
