@@ -23,7 +23,17 @@ pp = [x for x in llm["results"] if x["name"].startswith("pp")]
 tg = [x for x in llm["results"] if x["name"].startswith("tg")]
 assert pp and pp[0]["metrics"]["tokens_per_s"] > 0 and pp[0]["metrics"]["ttft_ms"] > 0
 assert tg and tg[0]["metrics"]["tokens_per_s"] > 0 and tg[0]["metrics"]["token_latency_p90_ms"] > 0
-assert "tflops_burst" in gemm[0]["metrics"], "no burst figure on a GEMM row"
+# The burst figure follows its rule on every GEMM row: present exactly when
+# the fastest warm-up chunk beat the median (a loaded CI host can make the
+# warm-up the slower one), and then scaled by median / burst.
+assert any(x["timing"].get("burst_us", 0) > 0 for x in gemm), "no GEMM row measured a burst time"
+for x in gemm:
+    t, m = x["timing"], x["metrics"]
+    faster = 0 < t.get("burst_us", 0) <= t["median_us"]
+    assert ("tflops_burst" in m) == faster, (x["key"], t.get("burst_us"), t["median_us"], m)
+    if faster:
+        want = m["tflops"] * t["median_us"] / t["burst_us"]
+        assert abs(m["tflops_burst"] - want) <= 1e-6 * want, (x["key"], m["tflops_burst"], want)
 print("bench and llm reports ok")
 PY
 
