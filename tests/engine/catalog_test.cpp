@@ -227,3 +227,40 @@ TEST(RunCheck, EvidenceHookIsRecordedAndItsFailureIsNotTheChecks) {
   EXPECT_EQ(r.status, Status::ok) << r.reason;
   EXPECT_NE(r.evidence.value("evidence_error", "").find("selection API failed"), std::string::npos);
 }
+
+TEST(RunCheck, NonFiniteValuesAreComparedWhereBothAreFinite) {
+  engine::CheckDef def;
+  def.category = "test";
+  def.dtypes = {at::kFloat};
+  def.inputs = [] { return engine::Tensors{at::arange(-4, 4, at::TensorOptions().dtype(at::kDouble))}; };
+  engine::RunContext ctx;
+  ctx.profile = false;
+  ctx.quick = true;
+
+  // A NaN the reference has too (log of a negative number) is agreement.
+  def.name = "test_shared_nan";
+  def.op = [](const engine::Tensors& in, const engine::OpEnv&) { return at::log(in[0]); };
+  Result r = engine::run_check(def, at::kFloat, ctx);
+  EXPECT_EQ(r.status, Status::ok) << r.reason;
+  ASSERT_TRUE(r.accuracy);
+  EXPECT_LE(r.accuracy->rel_error, 1e-6);
+
+  // A NaN where the reference is finite is a mismatch, named as such.
+  def.name = "test_nan_output";
+  def.op = [](const engine::Tensors& in, const engine::OpEnv& env) {
+    return env.dtype == at::kDouble ? in[0] * 2 : at::sqrt(in[0]);
+  };
+  r = engine::run_check(def, at::kFloat, ctx);
+  EXPECT_EQ(r.status, Status::mismatch);
+  EXPECT_NE(r.reason.find("non-finite"), std::string::npos) << r.reason;
+
+  // Finite but wrong: the relative error decides.
+  def.name = "test_finite_wrong";
+  def.op = [](const engine::Tensors& in, const engine::OpEnv& env) {
+    return env.dtype == at::kDouble ? in[0] * 2 : in[0] * 2 + 0.5;
+  };
+  r = engine::run_check(def, at::kFloat, ctx);
+  EXPECT_EQ(r.status, Status::mismatch);
+  ASSERT_TRUE(r.accuracy);
+  EXPECT_GT(r.accuracy->rel_error, r.accuracy->tolerance);
+}

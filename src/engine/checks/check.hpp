@@ -97,9 +97,9 @@ inline const std::vector<at::ScalarType>& float_dtypes() {
   static const std::vector<at::ScalarType> d{at::kFloat, at::kHalf, at::kBFloat16};
   return d;
 }
-/// Seeded float64 normal tensor on the CPU.
+/// Seeded float64 normal tensor on the CPU (values drawn in float32).
 at::Tensor randn64(at::IntArrayRef shape);
-/// Seeded float64 uniform tensor in [lo, hi) on the CPU.
+/// Seeded float64 uniform tensor in [lo, hi) on the CPU (drawn in float32).
 at::Tensor uniform64(at::IntArrayRef shape, double lo, double hi);
 /// Seeded int64 tensor in [0, high) on the CPU.
 at::Tensor randint64(at::IntArrayRef shape, int64_t high);
