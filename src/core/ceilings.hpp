@@ -15,15 +15,18 @@
 namespace accel {
 
 struct DeviceCeilings {
-  std::string device;                      ///< "cuda:0", "cpu"
-  std::map<std::string, Peak> compute;     ///< dtype -> peak (fp32, tf32, fp16, bf16, int8, fp64)
-  Peak datasheet_bandwidth;                ///< datasheet or estimate (unknown on most CPUs)
-  std::optional<Peak> measured_bandwidth;  ///< the best memory benchmark (copy, triad, reduction) of this run
+  std::string device;                   ///< "cuda:0", "cpu"
+  std::map<std::string, Peak> compute;  ///< dtype -> peak (fp32, tf32, fp16, bf16, int8, fp64)
+  Peak datasheet_bandwidth;             ///< datasheet or estimate (unknown on most CPUs)
+  /// The best streaming rate of this run: memory benchmarks (copy, triad,
+  /// reduction) and GEMV benchmarks reading rotated copies of their matrix
+  /// (those only up to 5% above a known datasheet bandwidth).
+  std::optional<Peak> measured_bandwidth;
 };
 
 /// Ceilings for every device that appears in `results`. `measured` holds
-/// results that may contain bench memory rows for a device (the highest GB/s
-/// is its measured bandwidth). Datasheet peaks are scaled to the clock NVML
+/// results that may contain bench memory and GEMV rows for a device (the
+/// highest GB/s is its measured bandwidth). Datasheet peaks are scaled to the clock NVML
 /// reports when the row names the clock it assumes (boosting cards).
 std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::vector<Result>& results,
                                            const std::vector<Result>& measured, const GpuPeakTable* table);

@@ -255,6 +255,52 @@ TEST(Ceilings, MeasuredBandwidthIsTheBestMemoryBenchmark) {
   EXPECT_NE(ceilings[0].measured_bandwidth->source.find("reduce"), std::string::npos);
 }
 
+TEST(Ceilings, AStreamingGemvRaisesTheMeasuredBandwidthUpToTheDatasheet) {
+  // The H200 host, 2026-11-30: a BLAS GEMV read its rotated matrix at 238
+  // GB/s, the best memory benchmark (a reduction) 178 GB/s.
+  auto gemv = [](const std::string& device, double gbps) {
+    const double bytes = 4.0 * 4096 * 4096;
+    Result g = bench_row("gemm", 2.0 * 4096 * 4096, bytes, bytes / (gbps * 1e3));
+    g.device = device;
+    g.key = "bench/" + device + "/gemm/llm_decode/fp32/1x4096x4096";
+    g.evidence["rotating_b_copies"] = 4;
+    return g;
+  };
+  Result reduce = bench_row("memory", 0, 1e9, 1e9 / 178e3);
+  reduce.key = "bench/cpu/memory/reduce/fp32/rotating";
+  reduce.metrics["gbps"] = 178;
+  Result square = gemv("cpu", 900);  // a cache-resident product is no stream
+  square.evidence.erase("rotating_b_copies");
+  const std::vector<Result> measured{reduce, gemv("cpu", 238), square};
+  Environment env;
+  auto ceilings = build_ceilings(env, measured, measured, nullptr);
+  ASSERT_EQ(ceilings.size(), 1u);
+  ASSERT_TRUE(ceilings[0].measured_bandwidth);
+  EXPECT_NEAR(ceilings[0].measured_bandwidth->value, 238, 1e-6);
+  EXPECT_NE(ceilings[0].measured_bandwidth->source.find("GEMV"), std::string::npos);
+
+  // With a datasheet bandwidth (H200: 4800 GB/s), a GEMV above 105% of it
+  // is a timing error, never the bound; one below it counts.
+  const GpuPeakTable table = GpuPeakTable::load(ACCEL_KB_DIR);
+  DeviceInfo h200;
+  h200.id = "cuda:0";
+  h200.name = "NVIDIA H200";
+  h200.vendor = "nvidia";
+  env.devices.push_back(h200);
+  Result copy = bench_row("memory", 0, 1e9, 1e9 / 4200e3);
+  copy.device = "cuda:0";
+  copy.key = "bench/cuda/memory/copy/fp32/rotating";
+  copy.metrics["gbps"] = 4200;
+  for (const double gemv_gbps : {9000.0, 4500.0}) {
+    const std::vector<Result> gpu{copy, gemv("cuda:0", gemv_gbps)};
+    ceilings = build_ceilings(env, gpu, gpu, &table);
+    ASSERT_EQ(ceilings.size(), 1u);
+    ASSERT_TRUE(ceilings[0].datasheet_bandwidth.known());
+    ASSERT_TRUE(ceilings[0].measured_bandwidth);
+    EXPECT_NEAR(ceilings[0].measured_bandwidth->value, gemv_gbps > 6000 ? 4200 : 4500, 1e-6) << gemv_gbps;
+  }
+}
+
 TEST(Roofline, BurstFiguresAndSustainedDrop) {
   // The H200 bf16 8192^3 GEMM of 2026-11-30: 1.38 ms per call at first,
   // 1.62 ms sustained (power cap).
