@@ -231,5 +231,64 @@ TEST(RulesPerf, SustainedThrottleSilentWhenSteadyOrOnTheCpu) {
   // A short GEMM (16 µs a call, H200 fp16 1024^3, 2026-11-30): not a clock figure.
   EXPECT_FALSE(has(run_rules(with_sustained_drop(32, "cuda:0", 15.7)), "sustained_throttle"));
 }
+// ---------------------------------------------------------------- first-use cost
+
+/// The H200's default run of 2026-11-30c (recorded, with per-check phase_ms):
+/// its checks' first calls cost 3.0 s beyond an ordinary call, of 11.6 s.
+Report h200_default_run() {
+  return read_report_file(std::string(ACCEL_KB_DIR) + "/../docs/validation/2026-11-30c-h200/doctor.json");
+}
+
+TEST(RulesPerf, FirstUseCostTipOnTheRecordedH200Run) {
+  const Finding& f = only(run_rules(h200_default_run()), "first_use_cost");
+  EXPECT_EQ(f.severity, "info");
+  EXPECT_TRUE(mentions(f, "3.0 s in this run")) << f.title;
+  EXPECT_TRUE(mentions(f, "conv2d_depthwise fp16 0.15 s")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "PYTORCH_KERNEL_CACHE_PATH")) << f.fix;
+  EXPECT_FALSE(mentions(f, "MIOpen's kernel cache")) << f.fix;
+}
+
+TEST(RulesPerf, FirstUseCostWarnsWhenTheKernelCacheIsOff) {
+  Report rep = h200_default_run();
+  rep.context.environment.env_vars.push_back({"USE_PYTORCH_KERNEL_CACHE", "0", ""});
+  const Finding& f = only(run_rules(rep), "first_use_cost");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "USE_PYTORCH_KERNEL_CACHE=0 is set")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "Unset USE_PYTORCH_KERNEL_CACHE=0")) << f.fix;
+}
+
+TEST(RulesPerf, FirstUseCostNamesMiopenOnRocm) {
+  Report rep = h200_default_run();
+  rep.context.environment.torch.backend = "rocm";
+  rep.context.environment.env_vars.push_back({"MIOPEN_DISABLE_CACHE", "1", ""});
+  const Finding& f = only(run_rules(rep), "first_use_cost");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "MIOpen's kernel cache")) << f.fix;
+  EXPECT_TRUE(mentions(f, "MIOPEN_DISABLE_CACHE=1")) << f.fix;
+  EXPECT_FALSE(mentions(f, "no such cache on Windows")) << f.fix;
+}
+
+TEST(RulesPerf, FirstUseCostOnWindowsSaysThereIsNoKernelCache) {
+  Report rep = h200_default_run();
+  rep.context.environment.host.os = "Windows 11 Pro 23H2";
+  const Finding& f = only(run_rules(rep), "first_use_cost");
+  EXPECT_TRUE(mentions(f, "no such cache on Windows")) << f.fix;
+}
+
+TEST(RulesPerf, FirstUseCostSilentWhenSmallOrOnTheCpu) {
+  // First calls as fast as the timed ones: nothing to say.
+  Report rep = h200_default_run();
+  for (auto& r : rep.results) {
+    if (r.phase_ms.count("first_call") && r.timing) r.phase_ms["first_call"] = r.timing->median_us / 1000;
+  }
+  EXPECT_FALSE(has(run_rules(rep), "first_use_cost"));
+  // The same costs on the CPU are not an accelerator's first use.
+  rep = h200_default_run();
+  for (auto& r : rep.results) r.device = "cpu";
+  EXPECT_FALSE(has(run_rules(rep), "first_use_cost"));
+  // Synthetic fixtures carry no phase_ms.
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "first_use_cost"));
+}
+
 }  // namespace
 }  // namespace accel

@@ -44,12 +44,19 @@ constexpr double kBatchGain = 2.0;
 constexpr double kBatchEfficiency = 0.5;
 /// GEMMs smaller than this (2 x 464^3 FLOP) are dominated by launch and tiling overheads.
 constexpr double kMinGemmFlops = 2e8;
+/// First calls that cost at least this much more than a timed call, summed
+/// over a device's checks, and this share of their time, are worth a tip
+/// (the H200's default run: 3.0 s of 11.6 s; its full ops: 10.2 of 29.8 s).
+constexpr double kFirstUseMinMs = 1000;
+constexpr double kFirstUseMinShare = 0.10;
 
 constexpr const char* kRefAmp = "https://pytorch.org/docs/stable/amp.html";
 constexpr const char* kRefTf32 =
     "https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices";
 constexpr const char* kRefPinned =
     "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers";
+constexpr const char* kRefJit = "https://pytorch.org/docs/stable/notes/cuda.html#just-in-time-compilation";
+constexpr const char* kRefMiopenCache = "https://rocm.docs.amd.com/projects/MIOpen/en/latest/cache.html";
 constexpr const char* kRefGraphs = "https://pytorch.org/docs/stable/notes/cuda.html#cuda-graphs";
 constexpr const char* kRefSdpa =
     "https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html";
@@ -264,6 +271,81 @@ void rule_sustained_throttle(const Ctx& c, std::vector<Finding>& out) {
                "hold): normal on power-limited GPUs (an H200's bf16 GEMM runs at its 700 W cap); long "
                "runs get the sustained figure, which is the one reported.",
       fix, kRefRoofline));
+}
+
+/// The one-time cost of first calls on an accelerator: runtime kernel
+/// compilation, library plans and graphs, code loaded on first use.
+void rule_first_use_cost(const Ctx& c, std::vector<Finding>& out) {
+  struct Cost {
+    double ms;
+    const Result* r;
+  };
+  std::map<std::string, std::vector<Cost>> by_device;
+  std::map<std::string, double> wall_ms;
+  for (const Result* r : c.of_kind("check")) {
+    if (r->device.empty() || r->device == "cpu" || !r->timing) continue;
+    const auto first = r->phase_ms.find("first_call");
+    if (first == r->phase_ms.end()) continue;
+    wall_ms[r->device] += r->wall_ms;
+    const double extra = first->second - r->timing->median_us / 1000.0;  // minus an ordinary call
+    if (extra > 0 && std::isfinite(extra)) by_device[r->device].push_back({extra, r});
+  }
+  const EnvVar* torch_cache = c.env_var("USE_PYTORCH_KERNEL_CACHE");
+  const EnvVar* miopen_cache = c.env_var("MIOPEN_DISABLE_CACHE");
+  const bool torch_cache_off = torch_cache && torch_cache->value == "0";
+  const bool miopen_cache_off =
+      miopen_cache && (miopen_cache->value == "1" || lower(miopen_cache->value) == "true");
+  for (auto& [device, costs] : by_device) {
+    double total = 0;
+    for (const auto& x : costs) total += x.ms;
+    const double share = wall_ms[device] > 0 ? total / wall_ms[device] : 0;
+    if (total < kFirstUseMinMs || share < kFirstUseMinShare) continue;
+    std::sort(costs.begin(), costs.end(), [](const Cost& a, const Cost& b) { return a.ms > b.ms; });
+    std::vector<std::string> slowest;
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, costs.size()); ++i) {
+      const Result& r = *costs[i].r;
+      slowest.push_back(fmt::format("{} {} {:.2f} s", r.name, r.dtype, costs[i].ms / 1000));
+    }
+    std::vector<std::string> disabled;
+    if (torch_cache_off) disabled.push_back("USE_PYTORCH_KERNEL_CACHE=0");
+    if (miopen_cache_off) disabled.push_back("MIOPEN_DISABLE_CACHE=" + miopen_cache->value);
+    const bool rocm = c.platform.backend == "rocm";
+    std::string fix =
+        "Warm up before timing or serving: run one or two batches of the real shapes first and keep shapes "
+        "stable (a new shape can build a new plan); keep torch's kernel cache on (USE_PYTORCH_KERNEL_CACHE "
+        "unset) in a writable folder that outlives the process (PYTORCH_KERNEL_CACHE_PATH, default "
+        "~/.cache/torch/kernels; mount it in containers)";
+    if (c.platform.os == "windows") {
+      fix += "; torch keeps no such cache on Windows, so there the warm-up is the remedy";
+    }
+    if (rocm) {
+      fix +=
+          "; keep MIOpen's kernel cache (~/.cache/miopen, MIOPEN_CUSTOM_CACHE_DIR) and find database "
+          "(MIOPEN_USER_DB_PATH) writable and persistent with MIOPEN_DISABLE_CACHE unset, install the "
+          "precompiled MIOpen kernel package for your gfx target where ROCm ships one, and "
+          "MIOPEN_FIND_MODE=FAST "
+          "shortens the first search";
+    }
+    if (!disabled.empty()) fix = fmt::format("Unset {} first: ", fmt::join(disabled, " and ")) + fix;
+    out.push_back(make_finding(
+        "first_use_cost", disabled.empty() ? "info" : "warning",
+        (disabled.empty() ? 4 : 25) + std::min(10.0, total / 1000),
+        fmt::format("The first call of an operator costs up to {:.2f} s on {} ({:.1f} s in this run)",
+                    costs.front().ms / 1000, c.device_label(device), total / 1000),
+        fmt::format("first calls minus an ordinary call, summed over {} checks: {:.1f} s, {} of the checks' "
+                    "time; slowest: {}{}",
+                    costs.size(), total / 1000, pct(100 * share), list_some(slowest, 3),
+                    disabled.empty() ? ""
+                                     : fmt::format("; {} is set: nothing compiled is kept for the next run",
+                                                   fmt::join(disabled, " and "))),
+        "An operator's first call on a GPU builds or loads its kernels: runtime compilation (torch's "
+        "jiterator "
+        "through NVRTC or hipRTC, MIOpen's kernels on ROCm), library plans and graphs (cuDNN or MIOpen "
+        "convolution and attention, cuFFT or rocFFT), GPU code loaded lazily. A model pays this in its first "
+        "batch, so the first iteration is slow and must not be timed; a later process gets back only what is "
+        "cached on disk.",
+        fix, rocm ? kRefMiopenCache : kRefJit));
+  }
 }
 
 void rule_bandwidth_under_peak(const Ctx& c, std::vector<Finding>& out) {
@@ -669,6 +751,10 @@ std::vector<RuleEntry> perf_rules() {
       {"sustained_throttle",
        "a large device bench GEMM whose median is >= 8% (info) / 20% (warning) slower than its burst",
        rule_sustained_throttle},
+      {"first_use_cost",
+       "an accelerator's checks spend >= 1 s and >= 10% of their time in first calls beyond an ordinary call "
+       "(info; warning when USE_PYTORCH_KERNEL_CACHE=0 or MIOPEN_DISABLE_CACHE is set)",
+       rule_first_use_cost},
       {"autocast", "bench GEMM fp16/bf16 >= 2x fp32 on a device (info)", rule_autocast},
       {"tf32_off", "bench GEMM tf32 row >= 1.5x the fp32 row (info)", rule_tf32},
       {"bf16_emulated",
