@@ -248,31 +248,42 @@ TEST(RulesPerf, FirstUseCostTipOnTheRecordedH200Run) {
   EXPECT_FALSE(mentions(f, "MIOpen's kernel cache")) << f.fix;
 }
 
-TEST(RulesPerf, FirstUseCostWarnsWhenTheKernelCacheIsOff) {
+TEST(RulesPerf, FirstUseCostNamesADisabledCacheOfThisBackend) {
   Report rep = h200_default_run();
   rep.context.environment.env_vars.push_back({"USE_PYTORCH_KERNEL_CACHE", "0", ""});
+  rep.context.environment.env_vars.push_back({"CUDA_CACHE_DISABLE", "1", ""});
+  rep.context.environment.env_vars.push_back({"MIOPEN_DISABLE_CACHE", "1", ""});  // no effect on CUDA
   const Finding& f = only(run_rules(rep), "first_use_cost");
-  EXPECT_EQ(f.severity, "warning");
-  EXPECT_TRUE(mentions(f, "USE_PYTORCH_KERNEL_CACHE=0 is set")) << f.evidence;
-  EXPECT_TRUE(mentions(f, "Unset USE_PYTORCH_KERNEL_CACHE=0")) << f.fix;
+  // Still a tip: the evidence cannot tell which part a cache would have kept.
+  EXPECT_EQ(f.severity, "info");
+  EXPECT_TRUE(mentions(f, "USE_PYTORCH_KERNEL_CACHE=0 and CUDA_CACHE_DISABLE=1 is set")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "Unset USE_PYTORCH_KERNEL_CACHE=0 and CUDA_CACHE_DISABLE=1")) << f.fix;
+  EXPECT_FALSE(mentions(f, "MIOPEN_DISABLE_CACHE=1")) << f.fix;
 }
 
 TEST(RulesPerf, FirstUseCostNamesMiopenOnRocm) {
   Report rep = h200_default_run();
   rep.context.environment.torch.backend = "rocm";
-  rep.context.environment.env_vars.push_back({"MIOPEN_DISABLE_CACHE", "1", ""});
+  rep.context.environment.env_vars.push_back({"MIOPEN_DISABLE_CACHE", "Yes", ""});
+  rep.context.environment.env_vars.push_back({"CUDA_CACHE_DISABLE", "1", ""});  // no effect on ROCm
   const Finding& f = only(run_rules(rep), "first_use_cost");
-  EXPECT_EQ(f.severity, "warning");
   EXPECT_TRUE(mentions(f, "MIOpen's kernel cache")) << f.fix;
-  EXPECT_TRUE(mentions(f, "MIOPEN_DISABLE_CACHE=1")) << f.fix;
-  EXPECT_FALSE(mentions(f, "no such cache on Windows")) << f.fix;
+  EXPECT_TRUE(mentions(f, "Unset MIOPEN_DISABLE_CACHE=Yes;")) << f.fix;
+  EXPECT_FALSE(mentions(f, "CUDA_CACHE_DISABLE=1")) << f.fix;
+  EXPECT_EQ(f.reference, "https://rocm.docs.amd.com/projects/MIOpen/en/latest/cache.html");
 }
 
-TEST(RulesPerf, FirstUseCostOnWindowsSaysThereIsNoKernelCache) {
+TEST(RulesPerf, FirstUseCostCacheAdviceOnlyWhereTorchHasTheCache) {
   Report rep = h200_default_run();
   rep.context.environment.host.os = "Windows 11 Pro 23H2";
+  EXPECT_TRUE(mentions(only(run_rules(rep), "first_use_cost"), "%TEMP%\\torch\\kernels on Windows"));
+  // An MPS device: warm-up advice only, no CUDA/ROCm caches.
+  rep = h200_default_run();
+  rep.context.environment.torch.backend = "mps";
   const Finding& f = only(run_rules(rep), "first_use_cost");
-  EXPECT_TRUE(mentions(f, "no such cache on Windows")) << f.fix;
+  EXPECT_TRUE(mentions(f, "Warm up before timing")) << f.fix;
+  EXPECT_FALSE(mentions(f, "PYTORCH_KERNEL_CACHE_PATH")) << f.fix;
+  EXPECT_FALSE(mentions(f, "CUDA_CACHE")) << f.fix;
 }
 
 TEST(RulesPerf, FirstUseCostSilentWhenSmallOrOnTheCpu) {

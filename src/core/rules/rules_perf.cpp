@@ -56,6 +56,7 @@ constexpr const char* kRefTf32 =
 constexpr const char* kRefPinned =
     "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers";
 constexpr const char* kRefJit = "https://pytorch.org/docs/stable/notes/cuda.html#just-in-time-compilation";
+constexpr const char* kRefWarmup = "https://pytorch.org/tutorials/recipes/recipes/benchmark.html";
 constexpr const char* kRefMiopenCache = "https://rocm.docs.amd.com/projects/MIOpen/en/latest/cache.html";
 constexpr const char* kRefGraphs = "https://pytorch.org/docs/stable/notes/cuda.html#cuda-graphs";
 constexpr const char* kRefSdpa =
@@ -290,11 +291,32 @@ void rule_first_use_cost(const Ctx& c, std::vector<Finding>& out) {
     const double extra = first->second - r->timing->median_us / 1000.0;  // minus an ordinary call
     if (extra > 0 && std::isfinite(extra)) by_device[r->device].push_back({extra, r});
   }
-  const EnvVar* torch_cache = c.env_var("USE_PYTORCH_KERNEL_CACHE");
-  const EnvVar* miopen_cache = c.env_var("MIOPEN_DISABLE_CACHE");
-  const bool torch_cache_off = torch_cache && torch_cache->value == "0";
-  const bool miopen_cache_off =
-      miopen_cache && (miopen_cache->value == "1" || lower(miopen_cache->value) == "true");
+  // Settings that throw away what first calls compile, where they apply:
+  // torch's kernel cache (jiterator, NVRTC/hipRTC) on CUDA and ROCm, the
+  // driver's PTX compute cache on CUDA, MIOpen's kernel cache on ROCm.
+  const bool cuda = c.platform.backend == "cuda";
+  const bool rocm = c.platform.backend == "rocm";
+  auto is_set = [&](const char* name, std::initializer_list<const char*> values) -> std::string {
+    const EnvVar* v = c.env_var(name);
+    if (!v) return "";
+    for (const char* want : values) {
+      if (lower(v->value) == want) return fmt::format("{}={}", name, v->value);
+    }
+    return "";
+  };
+  std::vector<std::string> disabled;
+  if (cuda || rocm) {
+    if (auto s = is_set("USE_PYTORCH_KERNEL_CACHE", {"0"}); !s.empty()) disabled.push_back(s);
+  }
+  if (cuda) {
+    if (auto s = is_set("CUDA_CACHE_DISABLE", {"1"}); !s.empty()) disabled.push_back(s);
+  }
+  if (rocm) {
+    if (auto s = is_set("MIOPEN_DISABLE_CACHE", {"1", "true", "yes", "on", "enable", "enabled"});
+        !s.empty()) {
+      disabled.push_back(s);
+    }
+  }
   for (auto& [device, costs] : by_device) {
     double total = 0;
     for (const auto& x : costs) total += x.ms;
@@ -306,45 +328,52 @@ void rule_first_use_cost(const Ctx& c, std::vector<Finding>& out) {
       const Result& r = *costs[i].r;
       slowest.push_back(fmt::format("{} {} {:.2f} s", r.name, r.dtype, costs[i].ms / 1000));
     }
-    std::vector<std::string> disabled;
-    if (torch_cache_off) disabled.push_back("USE_PYTORCH_KERNEL_CACHE=0");
-    if (miopen_cache_off) disabled.push_back("MIOPEN_DISABLE_CACHE=" + miopen_cache->value);
-    const bool rocm = c.platform.backend == "rocm";
     std::string fix =
         "Warm up before timing or serving: run one or two batches of the real shapes first and keep shapes "
-        "stable (a new shape can build a new plan); keep torch's kernel cache on (USE_PYTORCH_KERNEL_CACHE "
-        "unset) in a writable folder that outlives the process (PYTORCH_KERNEL_CACHE_PATH, default "
-        "~/.cache/torch/kernels; mount it in containers)";
-    if (c.platform.os == "windows") {
-      fix += "; torch keeps no such cache on Windows, so there the warm-up is the remedy";
+        "stable (a new shape can need a new plan)";
+    if (cuda || rocm) {
+      fix +=
+          "; keep torch's kernel cache on (USE_PYTORCH_KERNEL_CACHE unset) in a writable folder that "
+          "outlives "
+          "the process (PYTORCH_KERNEL_CACHE_PATH, default ~/.cache/torch/kernels, %TEMP%\\torch\\kernels on "
+          "Windows; mount it in containers)";
+    }
+    if (cuda) {
+      fix +=
+          ", and the driver's compute cache (CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE large enough when "
+          "torch has no binary for this GPU and the driver compiles its PTX)";
     }
     if (rocm) {
       fix +=
           "; keep MIOpen's kernel cache (~/.cache/miopen, MIOPEN_CUSTOM_CACHE_DIR) and find database "
           "(MIOPEN_USER_DB_PATH) writable and persistent with MIOPEN_DISABLE_CACHE unset, install the "
           "precompiled MIOpen kernel package for your gfx target where ROCm ships one, and "
-          "MIOPEN_FIND_MODE=FAST "
-          "shortens the first search";
+          "MIOPEN_FIND_MODE=FAST shortens the first search";
     }
-    if (!disabled.empty()) fix = fmt::format("Unset {} first: ", fmt::join(disabled, " and ")) + fix;
+    if (!disabled.empty()) fix = fmt::format("Unset {}; then: ", fmt::join(disabled, " and ")) + fix;
+    // Always a tip: the evidence cannot tell which part of the cost a cache
+    // would have kept (lazy loading and library set-up are paid anyway).
     out.push_back(make_finding(
-        "first_use_cost", disabled.empty() ? "info" : "warning",
-        (disabled.empty() ? 4 : 25) + std::min(10.0, total / 1000),
+        "first_use_cost", "info", (disabled.empty() ? 4 : 12) + std::min(10.0, total / 1000),
         fmt::format("The first call of an operator costs up to {:.2f} s on {} ({:.1f} s in this run)",
                     costs.front().ms / 1000, c.device_label(device), total / 1000),
         fmt::format("first calls minus an ordinary call, summed over {} checks: {:.1f} s, {} of the checks' "
                     "time; slowest: {}{}",
                     costs.size(), total / 1000, pct(100 * share), list_some(slowest, 3),
                     disabled.empty() ? ""
-                                     : fmt::format("; {} is set: nothing compiled is kept for the next run",
+                                     : fmt::format("; {} is set: what first calls compile is not kept for "
+                                                   "the next run",
                                                    fmt::join(disabled, " and "))),
-        "An operator's first call on a GPU builds or loads its kernels: runtime compilation (torch's "
-        "jiterator "
-        "through NVRTC or hipRTC, MIOpen's kernels on ROCm), library plans and graphs (cuDNN or MIOpen "
-        "convolution and attention, cuFFT or rocFFT), GPU code loaded lazily. A model pays this in its first "
-        "batch, so the first iteration is slow and must not be timed; a later process gets back only what is "
-        "cached on disk.",
-        fix, rocm ? kRefMiopenCache : kRefJit));
+        "An operator's first call on a GPU loads and prepares its kernels: GPU code loaded on first use "
+        "(CUDA's lazy loading; the driver compiling PTX when the build has no binary for this GPU), library "
+        "handles, heuristics and plans (cuBLAS, cuDNN or MIOpen convolution and attention, cuFFT or rocFFT), "
+        "kernels compiled at run time (torch's jiterator through NVRTC or hipRTC, MIOpen's kernels on ROCm). "
+        "A model pays this in its first batch, so the first iteration is slow and must not be timed; a later "
+        "process gets back only what is cached on disk.",
+        fix,
+        rocm   ? kRefMiopenCache
+        : cuda ? kRefJit
+               : kRefWarmup));
   }
 }
 
