@@ -20,7 +20,8 @@ struct DeviceCeilings {
   Peak datasheet_bandwidth;             ///< datasheet or estimate (unknown on most CPUs)
   /// The best streaming rate of this run: memory benchmarks (copy, triad,
   /// reduction) and GEMV benchmarks reading rotated copies of their matrix
-  /// (those only up to 5% above a known datasheet bandwidth).
+  /// (those only up to 105% of a known datasheet bandwidth, else 1.5x the
+  /// best memory benchmark; never without one of these anchors).
   std::optional<Peak> measured_bandwidth;
 };
 

@@ -279,6 +279,17 @@ TEST(Ceilings, AStreamingGemvRaisesTheMeasuredBandwidthUpToTheDatasheet) {
   EXPECT_NEAR(ceilings[0].measured_bandwidth->value, 238, 1e-6);
   EXPECT_NE(ceilings[0].measured_bandwidth->source.find("GEMV"), std::string::npos);
 
+  // Beyond 1.5x the best memory benchmark, a GEMV is a matrix the caches
+  // still hold (or a timing error): it stays under the bound, to be flagged.
+  const std::vector<Result> cached{reduce, gemv("cpu", 600)};
+  ceilings = build_ceilings(env, cached, cached, nullptr);
+  ASSERT_TRUE(ceilings[0].measured_bandwidth);
+  EXPECT_DOUBLE_EQ(ceilings[0].measured_bandwidth->value, 178);
+  // Without a memory benchmark or a datasheet figure, no anchor: no bound.
+  const std::vector<Result> alone{gemv("cpu", 238)};
+  ceilings = build_ceilings(env, alone, alone, nullptr);
+  EXPECT_FALSE(ceilings[0].measured_bandwidth);
+
   // With a datasheet bandwidth (H200: 4800 GB/s), a GEMV above 105% of it
   // is a timing error, never the bound; one below it counts.
   const GpuPeakTable table = GpuPeakTable::load(ACCEL_KB_DIR);
