@@ -184,13 +184,14 @@ Report fixture() {
   Result tg = pp;
   tg.key = "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d512";
   tg.name = "tg128@d512";
-  tg.metrics = {{"tokens_per_s", 410},
-                {"decode_roofline_pct", 62.1},
-                {"roofline_tokens_per_s", 660},
-                {"token_latency_p50_ms", 2.41},
-                {"token_latency_p90_ms", 2.6}};
+  tg.metrics = {{"tokens_per_s", 410},          {"decode_roofline_pct", 62.1},
+                {"roofline_tokens_per_s", 660}, {"token_latency_p50_ms", 2.41},
+                {"token_latency_p90_ms", 2.6},  {"device_busy_per_step_us", 900},
+                {"step_time_us", 2400},         {"device_idle_fraction", 0.625},
+                {"kernels_per_step", 215},      {"peak_memory_bytes", 2.56e9}};
   tg.speedup = 35;
   tg.evidence["bottleneck"] = "launch-bound: the device is busy 900 µs of each 2400 µs step (38%)";
+  tg.evidence["device_time_per_step_us"] = {{"GEMM", 700}, {"norm", 80}, {"attention", 120}};
   rep.results.push_back(tg);
   Result graph = tg;
   graph.key = "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d512/graph";
@@ -301,10 +302,45 @@ TEST(ConsoleOutput, BenchAndLlmTables) {
        R"(copy\s+fp32\s+1GiB x2 sets\s+cuda:0\s+.*4\.02 TB/s\s+84%\s*)"});
   expect_lines_in_order(
       render_llm_table(results_of_kind(rep, "llm"), style),
-      {R"(test\s+model\s+dtype\s+device\s+tokens/s\s+latency\s+roofline\s+vs CPU\s+note)",
-       R"(pp512\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+4\.65e\+04\s+TTFT 11\.0 ms\s+17% GEMM\s+-\s*)",
-       R"(tg128@d512\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+410\s+p50 2\.41 ms p90 2\.60 ms\s+62% BW\s+35\.0x\s+launch-bound.*)",
-       R"(tg128@d512 graph\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+598\s+-\s+91% BW\s+-\s*)"});
+      {R"(test\s+batch\s+model\s+dtype\s+device\s+tokens/s\s+latency\s+roofline\s+vs CPU\s+note)",
+       R"(pp512\s+1\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+4\.65e\+04\s+TTFT 11\.0 ms\s+17% GEMM\s+-\s*)",
+       R"(tg128@d512\s+1\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+410\s+p50 2\.41 ms p90 2\.60 ms\s+62% BW\s+35\.0x\s+launch-bound.*)",
+       R"(tg128@d512 graph\s+1\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+598\s+-\s+91% BW\s+-\s*)",
+       R"(Decode, device time per step by class:)",
+       R"(  tg128@d512 b1 cuda:0: GEMM 700 µs, attention 120 µs, norm 80\.0 µs; busy 900 µs of a 2\.40 ms step, idle 62%, 215 kernels)",
+       R"(    launch-bound: the device is busy 900 µs of each 2400 µs step \(38%\))",
+       R"(Peak device memory:)", R"(  tg128@d512 b1 cuda:0 2\.4 GiB)"});
+}
+
+TEST(ConsoleOutput, LlmSweepRowsDifferByBatchAndFailuresAreSpelledOut) {
+  Result a;
+  a.key = "llm/cpu/tiny/fp32/b1/pp16";
+  a.kind = "llm";
+  a.category = "tiny";
+  a.name = "pp16";
+  a.dtype = "fp32";
+  a.shape = "batch 1";
+  a.device = "cpu";
+  a.status = Status::ok;
+  a.metrics = {{"tokens_per_s", 1000}};
+  Result b = a;
+  b.key = "llm/cpu/tiny/fp32/b2/pp16";
+  b.shape = "batch 2";
+  b.metrics = {{"tokens_per_s", 1900}};
+  Result bad = a;
+  bad.key = "llm/cpu/tiny/fp32/b4/pp16";
+  bad.shape = "batch 4";
+  bad.status = Status::error;
+  bad.metrics.clear();
+  bad.reason = "weights: /data/model/config.json has no 'vocab_size' (a Llama-family config needs it)";
+  ConsoleStyle style;
+  style.width = 80;
+  expect_lines_in_order(
+      render_llm_table({a, b, bad}, style),
+      {R"(pp16\s+1\s+tiny\s+fp32\s+cpu\s+1000\s.*)", R"(pp16\s+2\s+tiny\s+fp32\s+cpu\s+1900\s.*)",
+       R"(pp16\s+4\s+tiny\s+fp32\s+cpu\s+-.*error.*)", R"(Not measured or failed:)",
+       R"(  error llm/cpu/tiny/fp32/b4/pp16: weights: /data/model/config\.json has no)",
+       R"(.*'vocab_size'.*)"});
 }
 
 TEST(ConsoleOutput, NarrowTerminalsKeepEveryLineWithinTheWidth) {

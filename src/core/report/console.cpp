@@ -435,7 +435,13 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
     if (it == r.metrics.end()) return std::nullopt;
     return it->second;
   };
+  // "batch 4" -> "4": a sweep's rows differ only by their batch.
+  auto batch_of = [](const Result& r) {
+    constexpr std::string_view kPrefix = "batch ";
+    return r.shape.rfind(kPrefix, 0) == 0 ? r.shape.substr(kPrefix.size()) : std::string("-");
+  };
   Table t({{"test", 18, 10, 100},
+           {"batch", 5, 5, 85},
            {"model", 14, 8, 60},
            {"dtype", 5, 5, 70},
            {"device", 7, 6, 75},
@@ -444,6 +450,7 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
            {"roofline", 10, 9, 90, true},
            {"vs CPU", 9, 7, 80, true}},
           "note", style);
+  std::string attribution, memory, problems;
   for (const auto& r : results) {
     std::string rate = "-", lat = "-", roof = "-";
     if (auto v = metric(r, "tokens_per_s")) rate = format_sig3(*v);
@@ -454,9 +461,13 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
     }
     if (auto v = metric(r, "decode_roofline_pct")) roof = fmt::format("{:.0f}% BW", *v);
     if (auto v = metric(r, "prefill_roofline_pct")) roof = fmt::format("{:.0f}% GEMM", *v);
+    const std::string label = fmt::format("{} b{} {}", r.name, batch_of(r), r.device);
     std::string note;
     if (r.status != Status::ok) {
-      note = std::string(to_string(r.status)) + ": " + r.reason;
+      note = std::string(to_string(r.status)) + " (below)";
+      problems +=
+          fmt::format("  {} {}: {}\n", colorize_status(r.status, std::string(to_string(r.status)), style),
+                      r.key, r.reason.empty() && r.error ? r.error->message : r.reason);
     } else if (r.accuracy) {
       note = r.accuracy->detail;
     } else if (r.evidence.contains("bottleneck") && r.evidence["bottleneck"].is_string()) {
@@ -466,7 +477,33 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
       note = "noisy (IQR > 10% of median)" + std::string(note.empty() ? "" : "; ") + note;
       rate += "!";
     }
+    // Where a decode step's device time goes, by class, largest first.
+    if (r.status == Status::ok && r.evidence.contains("device_time_per_step_us") &&
+        r.evidence["device_time_per_step_us"].is_object()) {
+      std::vector<std::pair<double, std::string>> classes;
+      for (const auto& [k, v] : r.evidence["device_time_per_step_us"].items()) {
+        if (v.is_number()) classes.emplace_back(v.get<double>(), k);
+      }
+      std::sort(classes.rbegin(), classes.rend());
+      std::vector<std::string> parts;
+      for (const auto& [us, k] : classes) parts.push_back(fmt::format("{} {}", k, format_us(us)));
+      std::string line = fmt::format("  {}: {}", label, fmt::join(parts, ", "));
+      if (auto busy = metric(r, "device_busy_per_step_us")) {
+        line += fmt::format("; busy {} of a {} step", format_us(*busy),
+                            format_us(metric(r, "step_time_us").value_or(0)));
+      }
+      if (auto idle = metric(r, "device_idle_fraction")) line += fmt::format(", idle {:.0f}%", 100 * *idle);
+      if (auto k = metric(r, "kernels_per_step")) line += fmt::format(", {:.0f} kernels", *k);
+      if (r.evidence.contains("bottleneck") && r.evidence["bottleneck"].is_string()) {
+        line += "\n    " + r.evidence["bottleneck"].get<std::string>();
+      }
+      attribution += line + "\n";
+    }
+    if (auto b = metric(r, "peak_memory_bytes"); b && r.status == Status::ok) {
+      memory += fmt::format("{}{} {}", memory.empty() ? "  " : ", ", label, format_bytes(*b));
+    }
     t.row({{r.name},
+           {batch_of(r)},
            {r.category},
            {r.dtype},
            {r.device},
@@ -476,7 +513,18 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
            {r.speedup ? format_ratio(*r.speedup) : "-"},
            r.status == Status::ok ? Cell{note, Cell::Look::dim} : Cell{note, Cell::Look::status, r.status}});
   }
-  return t.str();
+  std::string out = t.str();
+  if (!attribution.empty()) {
+    out += "\n" + bold("Decode, device time per step by class:", style) + "\n" +
+           wrap_lines(attribution, style.width);
+  }
+  if (!memory.empty()) {
+    out += "\n" + bold("Peak device memory:", style) + "\n" + wrap_lines(memory + "\n", style.width);
+  }
+  if (!problems.empty()) {
+    out += "\n" + bold("Not measured or failed:", style) + "\n" + wrap_lines(problems, style.width);
+  }
+  return out;
 }
 
 std::string render_train_table(const std::vector<Result>& results, const ConsoleStyle& style) {
