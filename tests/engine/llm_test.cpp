@@ -198,6 +198,9 @@ TEST(Llm, BadCheckpointsGiveClearErrors) {
   config["architectures"] = {"GPT2LMHeadModel"};
   std::ofstream(mism / "config.json") << config.dump();
   expect_error(mism, "gpt2");
+  // A config that names no model at all ('{}', or a wrong type).
+  std::ofstream(mism / "config.json") << R"({"model_type": 7})";
+  expect_error(mism, "names no model");
   // No weights at all, and no folder.
   const fs::path empty = scratch("empty");
   fs::create_directories(empty);

@@ -99,15 +99,22 @@ LlamaConfig config_from_hf(const json& j, const std::string& name) {
   LlamaConfig c;
   c.name = name;
   std::string arch;
-  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty()) {
+  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
+      j["architectures"][0].is_string()) {
     arch = j["architectures"][0].get<std::string>();
   }
-  const std::string model_type = j.value("model_type", "");
+  const std::string model_type =
+      j.contains("model_type") && j["model_type"].is_string() ? j["model_type"].get<std::string>() : "";
+  if (model_type.empty() && arch.empty()) {
+    throw std::runtime_error(
+        "config.json names no model (neither 'model_type' nor 'architectures'); accel-doctor loads Llama and "
+        "Qwen2 decoders");
+  }
   if (!(model_type == "llama" || model_type == "qwen2" || arch == "LlamaForCausalLM" ||
         arch == "Qwen2ForCausalLM")) {
     throw std::runtime_error(
         fmt::format("config.json describes a '{}' model ({}); accel-doctor loads Llama and Qwen2 decoders",
-                    model_type, arch));
+                    model_type.empty() ? arch : model_type, arch.empty() ? model_type : arch));
   }
   c.vocab = need("vocab_size").get<int64_t>();
   c.hidden = need("hidden_size").get<int64_t>();
