@@ -78,14 +78,13 @@ Timing make_timing(std::vector<double> samples_us, int warmup, int inner, std::s
   return t;
 }
 
+const char* git_commit();  // generated at build time by cmake/GitCommit.cmake
+
 ToolInfo tool_info() {
 #ifndef ACCEL_VERSION
 #define ACCEL_VERSION "0.0.0"
 #endif
-#ifndef ACCEL_GIT_COMMIT
-#define ACCEL_GIT_COMMIT "unknown"
-#endif
-  return ToolInfo{ACCEL_VERSION, ACCEL_GIT_COMMIT};
+  return ToolInfo{ACCEL_VERSION, git_commit()};
 }
 
 std::string now_rfc3339() {
