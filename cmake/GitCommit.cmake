@@ -12,8 +12,18 @@ if(NOT SOURCE_DIR OR NOT OUTPUT)
 endif()
 
 set(_commit "")
-execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
-  OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+# Only the tree's own checkout counts: a snapshot unpacked inside another
+# repository (a .snap folder in a checkout) must not take that one's commit.
+execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --show-toplevel
+  OUTPUT_VARIABLE _top OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+get_filename_component(_source_real "${SOURCE_DIR}" REALPATH)
+if(_rc EQUAL 0 AND _top)
+  get_filename_component(_top "${_top}" REALPATH)
+endif()
+if(_rc EQUAL 0 AND _top STREQUAL _source_real)
+  execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
+    OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+endif()
 if(_rc EQUAL 0 AND _commit)
   execute_process(COMMAND git -C "${SOURCE_DIR}" diff --quiet HEAD --
     RESULT_VARIABLE _dirty OUTPUT_QUIET ERROR_QUIET)
