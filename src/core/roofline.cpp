@@ -78,6 +78,11 @@ std::string roofline_limiter(const Roofline& r) {
   return "unknown";
 }
 
+bool above_peak_from_cache(const Result& r) {
+  return r.roofline && r.roofline->above_peak && r.kind != "bench" &&
+         roofline_limiter(*r.roofline) == "memory" && r.work.bytes > 0 && r.work.bytes <= kCacheBytes;
+}
+
 double ridge_point(const Peak& compute, const Peak& bandwidth) {
   const double p = compute.known() ? positive(compute.value) : 0;
   const double w = bandwidth.known() ? positive(bandwidth.value) : 0;

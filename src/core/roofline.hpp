@@ -48,6 +48,16 @@ Roofline make_roofline(const Work& work, double median_us, const Peak& compute, 
 /// when neither is known.
 std::string roofline_limiter(const Roofline& r);
 
+/// Working sets at or under this may be served by caches (H200 L2 60 MB,
+/// server CPUs up to ~256 MB of L3).
+inline constexpr double kCacheBytes = 256.0 * 1024 * 1024;
+
+/// True when `r` is above its peak for a reason that is not a timing error:
+/// a check or workload (not a benchmark, which rotates its buffers beyond the
+/// caches) under a memory roof, whose working set fits the caches, moves
+/// faster than the DRAM bandwidth the roof is drawn from.
+bool above_peak_from_cache(const Result& r);
+
 /// The intensity (FLOP/byte) at which the two roofs meet, P / W x 1000; 0 when
 /// either peak is unknown.
 double ridge_point(const Peak& compute, const Peak& bandwidth);

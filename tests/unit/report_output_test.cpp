@@ -267,20 +267,22 @@ std::string all_console(const Report& rep, const ConsoleStyle& style) {
 TEST(ConsoleOutput, ChecksTableRowsAndSummary) {
   const Report rep = fixture();
   ConsoleStyle style;
-  style.width = 120;
+  style.width = 140;
   const auto checks = results_of_kind(rep, "check");
   expect_lines_in_order(
       render_checks_table(checks, style),
-      {R"(check\s+dtype\s+status\s+ran\s+device median±IQR\s+CPU median±IQR\s+speed-up\s+note)",
-       R"(\[matmul\])", R"(gemm\s+bf16\s+ok\s+kernels\s+100 µs ±2%\s+10\.0 ms ±3%\s+100x\s+gemm: cuBLASLt)",
-       R"(\[elementwise\])", R"(add\s+fp32\s+ok\s+kernels\s+30\.0 µs ±3%\s+600 µs ±3%\s+20\.0x\s*)",
-       R"(\[fft\])", R"(fft\s+fp16\s+error\s+-\s+-\s+-\s+-\s+cuFFT half precision.*)", R"(\[indexing\])",
-       R"(nonzero\s+fp32\s+ok\s+FALLBACK\s+80\.0 µs ±5%\s+-\s+-\s+no device kernels.*)", R"(\[linalg\])",
-       R"(svd\s+bf16\s+unavailable\s+-\s+-\s+-\s+-\s+"svd_cuda_gesvdj" no…)", R"(\[norm\])",
-       R"(layer_norm\s+fp16\s+mismatch\s+kernels\s+40\.0 µs ±2%\s+-\s+-\s+relative error 0\.012…)"});
+      {R"(check\s+dtype\s+status\s+ran\s+device median±IQR\s+CPU median±IQR\s+speed-up\s+of bound\s+note)",
+       R"(\[matmul\])",
+       R"(gemm\s+bf16\s+ok\s+kernels\s+100 µs ±2%\s+10\.0 ms ±3%\s+100x\s+71%\s+gemm: cuBLASLt)",
+       R"(\[elementwise\])", R"(add\s+fp32\s+ok\s+kernels\s+30\.0 µs ±3%\s+600 µs ±3%\s+20\.0x\s+75%\s*)",
+       R"(\[fft\])", R"(fft\s+fp16\s+error\s+-\s+-\s+-\s+-\s+-\s+cuFFT half precision.*)", R"(\[indexing\])",
+       R"(nonzero\s+fp32\s+ok\s+FALLBACK\s+80\.0 µs ±5%\s+-\s+-\s+-\s+no device kernels.*)", R"(\[linalg\])",
+       R"(svd\s+bf16\s+unavailable\s+-\s+-\s+-\s+-\s+-\s+"svd_cuda_gesvdj" no.*)", R"(\[norm\])",
+       R"(layer_norm\s+fp16\s+mismatch\s+kernels\s+40\.0 µs ±2%\s+-\s+-\s+-\s+relative error 0\.012.*)"});
   EXPECT_EQ(
       checks_summary_line(checks, "cuda:0"),
       "Summary: 3/6 ok on cuda:0 | 1 error | 1 mismatch | 1 unavailable | median speed-up 60.0x vs CPU");
+  style.width = 120;
   expect_lines_in_order(
       render_check_problems(checks, style),
       {R"(● ops/fft/fft/fp16 \[error\] on cuda:0: cuFFT only supports .*)",
@@ -289,6 +291,30 @@ TEST(ConsoleOutput, ChecksTableRowsAndSummary) {
        R"(    see:     https://pytorch\.org/.*)", R"(● ops/indexing/nonzero/fp32 \[ok\] on cuda:0: )",
        R"(    ran on the CPU: no device kernels; 2 copies host<->device \(4\.0 MiB\))",
        R"(● ops/norm/layer_norm/fp16 \[mismatch\] on cuda:0: relative error 0\.0123.*)"});
+}
+
+TEST(ConsoleOutput, ChecksAbovePeakSayWhy) {
+  Report rep = fixture();
+  auto checks = results_of_kind(rep, "check");
+  Result cached = checks[1];  // add fp32: bytes-only under the DRAM roof
+  cached.name = "add_cached";
+  cached.roofline->percent_of_bound = 441;
+  cached.roofline->above_peak = true;
+  cached.roofline->intensity_flop_per_byte = 0;
+  cached.roofline->achieved_tflops = 0;
+  cached.roofline->bound_tflops = 0;
+  cached.roofline->bandwidth_gbps = 4200;
+  cached.work.bytes = 8e6;
+  Result fast = checks[0];  // gemm bf16 above its compute roof
+  fast.name = "gemm_fast";
+  fast.roofline->percent_of_bound = 180;
+  fast.roofline->above_peak = true;
+  ConsoleStyle style;
+  style.width = 160;
+  expect_lines_in_order(
+      render_checks_table({fast, cached}, style),
+      {R"(gemm_fast\s+bf16\s+ok.*\s180%!\s+above the peak: likely a timing error; gemm: cuBLAS.*)",
+       R"(add_cached\s+fp32\s+ok.*\s441%!\s+above the DRAM roof: data in caches)"});
 }
 
 TEST(ConsoleOutput, BenchAndLlmTables) {

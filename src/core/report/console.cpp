@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/report/digest.hpp"
+#include "core/roofline.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -362,12 +363,26 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
            {"ran", 8, 8, 60},
            {"device median±IQR", 17, 14, 70, true},
            {"CPU median±IQR", 17, 14, 40, true},
-           {"speed-up", 8, 8, 50, true}},
+           {"speed-up", 8, 8, 50, true},
+           {"of bound", 8, 6, 45, true}},
           "note", style);
   for (const auto& cat : categories) {
     t.group(cat);
     for (const auto& r : results) {
       if (r.category != cat) continue;
+      // % of the roofline bound; "!" marks a figure above the peak: a cached
+      // working set under a DRAM roof (the timing is valid, the % says
+      // nothing) or a likely timing error (docs/roofline.md, the 105% rule).
+      std::string bound = "-";
+      std::string note = note_for(r);
+      if (r.roofline && r.roofline->percent_of_bound > 0) {
+        bound = fmt::format("{:.0f}%{}", r.roofline->percent_of_bound, r.roofline->above_peak ? "!" : "");
+        if (r.roofline->above_peak && r.status == Status::ok) {
+          const char* why = above_peak_from_cache(r) ? "above the DRAM roof: data in caches"
+                                                     : "above the peak: likely a timing error";
+          note = note.empty() ? why : std::string(why) + "; " + note;
+        }
+      }
       t.row({{r.name},
              {r.dtype},
              {std::string(to_string(r.status)), Cell::Look::status, r.status},
@@ -375,7 +390,8 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
              {timing_cell(r.timing)},
              {timing_cell(r.cpu_timing)},
              {r.speedup ? format_ratio(*r.speedup) : "-"},
-             {note_for(r), Cell::Look::dim}});
+             {bound},
+             {note, Cell::Look::dim}});
     }
   }
   return t.str();

@@ -21,9 +21,6 @@ namespace {
 /// Share of timed results that must be noisy before the whole run is doubted.
 constexpr double kNoisyShare = 0.25;
 constexpr std::size_t kNoisyMin = 5;
-/// Working sets at or under this may be served by caches (H200 L2 60 MB,
-/// server CPUs up to ~256 MB of L3): above a DRAM roof they are not a timing error.
-constexpr double kCacheBytes = 256.0 * 1024 * 1024;
 
 constexpr const char* kRefExplain = "docs/knowledge-base.md (accel-doctor explain)";
 constexpr const char* kRefBenchmark = "https://pytorch.org/docs/stable/benchmark_utils.html";
@@ -289,10 +286,7 @@ void rule_above_peak(const Ctx& c, std::vector<Finding>& out) {
   const Result* worst = nullptr;
   for (const auto& r : c.report.results) {
     if (!r.roofline || !r.roofline->above_peak) continue;
-    const bool memory_roof = roofline_limiter(*r.roofline) == "memory";
-    const bool cache_sized =
-        r.kind != "bench" && memory_roof && r.work.bytes > 0 && r.work.bytes <= kCacheBytes;
-    if (cache_sized) {
+    if (above_peak_from_cache(r)) {
       cached.push_back(r.key);
       continue;
     }
