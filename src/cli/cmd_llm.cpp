@@ -54,9 +54,13 @@ int cmd_llm(App& app, const LlmArgs& args) {
   }
   o.dtype = args.dtype;
   o.attention = args.attention;
+  if (const std::string why = engine::attention_problem(o.attention); !why.empty()) {
+    throw UsageError("--attention sdpa: " + why);
+  }
   o.sdpa_backend = args.sdpa_backend;
   // Checked here too, so a backend this torch cannot choose is a usage error.
-  if (const std::string sdpa_why = engine::sdpa_backend_problem(o.sdpa_backend); !sdpa_why.empty()) throw UsageError("--sdpa-backend: " + sdpa_why);
+  if (const std::string sdpa_why = engine::sdpa_backend_problem(o.sdpa_backend); !sdpa_why.empty())
+    throw UsageError("--sdpa-backend: " + sdpa_why);
   o.batches = args.batches.empty() ? std::vector<int>{1} : args.batches;
   o.prompts = args.prompts;
   o.gens = args.gens;

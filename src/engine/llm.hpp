@@ -55,6 +55,10 @@ std::vector<ItemInfo> list_llm(const LlmOptions& options);
 /// else why not. Leaves torch's own choice in place.
 std::string sdpa_backend_problem(const std::string& backend);
 
+/// "" when this torch can run `attention` (LlmOptions::attention: "auto",
+/// "sdpa", "math"), else why not ("sdpa" needs torch >= 2.0).
+std::string attention_problem(const std::string& attention);
+
 /// Runs them; never throws for a failing item. Device rows whose CPU twin
 /// ran get `speedup` (device tokens/s over CPU tokens/s).
 std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callbacks = {});

@@ -50,3 +50,15 @@ else
   grep -q "SDPA (math backend)" "$OUT/llm_math.json" || { echo "FAIL: backend not recorded (rc $rc)"; exit 1; }
 fi
 echo "sdpa backend option ok"
+
+# --attention sdpa: runs SDPA (torch >= 2.0) or is refused up front with the
+# reason (torch 1.13), never silently replaced by the math path.
+set +e
+"$BIN" llm --quick --no-cpu --attention sdpa --json "$OUT/llm_sdpa.json" > /dev/null 2> "$OUT/llm_sdpa.err"; rc=$?
+set -e
+if [ "$rc" -eq 2 ]; then
+  grep -q "needs torch >= 2.0" "$OUT/llm_sdpa.err" || { echo "FAIL: --attention sdpa refused without a reason"; cat "$OUT/llm_sdpa.err"; exit 1; }
+else
+  grep -q "SDPA attention" "$OUT/llm_sdpa.json" || { echo "FAIL: --attention sdpa ran something else (rc $rc)"; exit 1; }
+fi
+echo "attention option ok"

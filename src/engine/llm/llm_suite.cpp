@@ -526,6 +526,16 @@ std::string sdpa_backend_problem(const std::string& backend) {
   return why;
 }
 
+std::string attention_problem(const std::string& attention) {
+  if (attention == "sdpa" && !llm::has_sdpa()) {
+    return fmt::format(
+        "scaled_dot_product_attention needs torch >= 2.0 (this is torch {}); use --attention "
+        "math (or auto, which picks it)",
+        TORCH_VERSION);
+  }
+  return "";
+}
+
 LlmOptions resolve_llm_options(LlmOptions o) {
   const bool cpu = device_type_of(o.device) == "cpu";
   if (o.preset.empty()) o.preset = cpu ? (o.quick ? "tiny" : "qwen2.5-0.5b") : "llama-3.2-1b";
