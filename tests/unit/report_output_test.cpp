@@ -293,6 +293,39 @@ TEST(ConsoleOutput, ChecksTableRowsAndSummary) {
        R"(● ops/norm/layer_norm/fp16 \[mismatch\] on cuda:0: relative error 0\.0123.*)"});
 }
 
+TEST(ConsoleOutput, UnavailableChecksWithOneCauseAreOneEntry) {
+  auto unavailable = [](const std::string& name, const std::string& kernel) {
+    Result r;
+    r.key = "ops/elementwise/" + name + "/fp16";
+    r.kind = "check";
+    r.category = "elementwise";
+    r.name = name;
+    r.dtype = "fp16";
+    r.device = "cpu";
+    r.status = Status::unavailable;
+    r.error =
+        ErrorInfo{"\"" + kernel + "\" not implemented for 'Half'", "cpu_half",
+                  "a half-precision operator ran on the CPU", "run it in float32", "https://example.org"};
+    r.reason = r.error->message;
+    return r;
+  };
+  std::vector<Result> rs{unavailable("sqrt", "sqrt_vml_cpu"), unavailable("exp", "exp_vml_cpu"),
+                         unavailable("log", "log_vml_cpu")};
+  Result lone = unavailable("erf", "erf_vml_cpu");
+  lone.error->cause_id = "other";
+  lone.error->cause = "another cause";
+  rs.push_back(lone);
+  ConsoleStyle style;
+  style.width = 120;
+  const std::string out = render_check_problems(rs, style);
+  expect_lines_in_order(
+      out, {R"(● 3 checks \[unavailable\] on cpu: a half-precision operator ran on the CPU)",
+            R"(    checks:  ops/elementwise/sqrt/fp16, ops/elementwise/exp/fp16, ops/elementwise/log/fp16)",
+            R"(    e\.g\.:    "sqrt_vml_cpu" not implemented for 'Half')",
+            R"(    fix:     run it in float32)", R"(● ops/elementwise/erf/fp16 \[unavailable\] on cpu: .*)"});
+  EXPECT_EQ(out.find("exp_vml_cpu"), std::string::npos) << "one entry, not three";
+}
+
 TEST(ConsoleOutput, ChecksAbovePeakSayWhy) {
   Report rep = fixture();
   auto checks = results_of_kind(rep, "check");

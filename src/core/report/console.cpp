@@ -670,12 +670,59 @@ std::string checks_summary_line(const std::vector<Result>& results, const std::s
   return s;
 }
 
+namespace {
+/// "a, b, c and 4 more"
+std::string list_keys(const std::vector<std::string>& keys, std::size_t max) {
+  std::string out;
+  for (std::size_t i = 0; i < keys.size() && i < max; ++i) out += (i ? ", " : "") + keys[i];
+  if (keys.size() > max) out += fmt::format(" and {} more", keys.size() - max);
+  return out;
+}
+}  // namespace
+
 std::string render_check_problems(const std::vector<Result>& results, const ConsoleStyle& style) {
   std::string out;
+  // Unavailable checks with the same cause are one entry: the catalog's
+  // fp16/bf16 rows on a CPU torch would repeat one cause and fix dozens of
+  // times (1,164 lines for a full CPU run, 2026-11-30).
+  struct Unavailable {
+    const Result* first;
+    std::vector<std::string> keys;
+  };
+  std::vector<std::pair<std::string, Unavailable>> unavailable;
+  for (const auto& r : results) {
+    if (r.status != Status::unavailable || !r.error || r.error->cause.empty() || !r.warnings.empty())
+      continue;
+    const std::string group = r.error->cause_id + "\n" + r.error->cause;
+    auto it =
+        std::find_if(unavailable.begin(), unavailable.end(), [&](const auto& g) { return g.first == group; });
+    if (it == unavailable.end()) it = unavailable.insert(unavailable.end(), {group, Unavailable{&r, {}}});
+    it->second.keys.push_back(r.key);
+  }
+  for (const auto& [group, g] : unavailable) {
+    if (g.keys.size() < 2) continue;
+    const Result& r = *g.first;
+    out += fmt::format("{} {} checks [unavailable] on {}: {}\n", colorize_status(r.status, "●", style),
+                       g.keys.size(), r.device, r.error->cause);
+    out += fmt::format("    checks:  {}\n", list_keys(g.keys, 6));
+    out += fmt::format("    e.g.:    {}\n", r.error->message);
+    if (!r.error->fix.empty()) out += fmt::format("    fix:     {}\n", r.error->fix);
+    if (!r.error->reference.empty()) out += fmt::format("    see:     {}\n", r.error->reference);
+  }
+  auto grouped = [&](const Result& r) {
+    if (r.status != Status::unavailable || !r.error || r.error->cause.empty() || !r.warnings.empty())
+      return false;
+    const std::string group = r.error->cause_id + "\n" + r.error->cause;
+    for (const auto& [name, g] : unavailable) {
+      if (name == group) return g.keys.size() >= 2;
+    }
+    return false;
+  };
   for (const auto& r : results) {
     const bool fallback = r.profile && r.profile->where == "cpu_fallback";
     const bool problem = (r.status != Status::ok && r.status != Status::skipped) || fallback;
     if (!problem && r.warnings.empty()) continue;
+    if (grouped(r)) continue;
     out +=
         fmt::format("{} {} [{}] on {}: {}\n", colorize_status(r.status, "●", style), bold(r.key, style),
                     to_string(r.status), r.device, r.reason.empty() && r.error ? r.error->message : r.reason);
