@@ -211,6 +211,10 @@ std::map<std::string, std::string> ImplementationTable::identify(
     if (found.count(p.role)) continue;
     for (const auto& e : events) {
       const bool eligible = p.match_ops ? e.kind == TraceEvent::Kind::op : e.kind == TraceEvent::Kind::kernel;
+      // A kernel belongs to the role of the first kernel pattern it matches:
+      // cuDNN's attention kernel (cudnn_generated_fort_native_sdpa_*) also
+      // matches the convolution pattern `cudnn_`, but is not a convolution.
+      if (eligible && !p.match_ops && role_of_kernel(e.name) != p.role) continue;
       if (eligible && RE2::PartialMatch(e.name, *p.re)) {
         found[p.role] = p.implementation;
         break;

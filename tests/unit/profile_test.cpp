@@ -79,6 +79,8 @@ TEST(Implementations, RocmAndMathPaths) {
             "math (unfused matmul + softmax)");
   EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "MIOpenBatchNormFwdTrainSpatial")}).at("norm"),
             "MIOpen");
+  EXPECT_EQ(t.identify({ev(TraceEvent::Kind::kernel, "MIOpenBatchNormFwdTrainSpatial")}).count("conv"), 0u)
+      << "a MIOpen normalisation kernel is not a convolution";
   EXPECT_TRUE(t.identify({ev(TraceEvent::Kind::kernel, "some_unknown_kernel")}).empty());
 }
 
@@ -202,4 +204,62 @@ TEST(Attribution, ClassesKernelsAndIdleTime) {
   EXPECT_DOUBLE_EQ(b.busy_us, 24);
   EXPECT_DOUBLE_EQ(b.span_us, 30);
   EXPECT_NEAR(b.idle_fraction, 0.2, 1e-12);
+}
+
+// ---------------------------------------------------------------- accel-doctor's own captures
+
+namespace {
+/// One check's capture by accel-doctor's libtorch profiler on the H200 (torch
+/// 2.11, `ops --trace`, 2026-11-30; tests/fixtures/traces/h200-accel-doctor).
+ProfileEvidence classify_capture(const std::string& check, bool transfer = false) {
+  static const ImplementationTable t = table();
+  ClassifyOptions o;
+  o.transfer_check = transfer;
+  const auto events = parse_chrome_trace(
+      read_file(std::string(ACCEL_TEST_FIXTURES) + "/traces/h200-accel-doctor/" + check + ".json"));
+  EXPECT_FALSE(events.empty()) << check;
+  return classify_events(events, o, &t);
+}
+std::string implementation(const ProfileEvidence& p, const std::string& role) {
+  const auto it = p.implementation.find(role);
+  return it == p.implementation.end() ? "" : it->second;
+}
+}  // namespace
+
+TEST(Classify, RecordedSdpaCapturesNameTheirBackend) {
+  // The backends torch's selection API chose on the H200 (validation 2026-11-30b).
+  const auto bf16 = classify_capture("ops_attention_sdpa_bf16");
+  EXPECT_EQ(bf16.where, "device_kernels");
+  EXPECT_NE(implementation(bf16, "sdpa").find("cuDNN"), std::string::npos) << implementation(bf16, "sdpa");
+  // Its kernel (cudnn_generated_fort_native_sdpa_*) also matches cuDNN's
+  // convolution pattern; it is attention, not a convolution.
+  EXPECT_EQ(implementation(bf16, "conv"), "");
+  const auto fp32 = classify_capture("ops_attention_sdpa_fp32");
+  EXPECT_EQ(fp32.where, "device_kernels");
+  EXPECT_NE(implementation(fp32, "sdpa").find("memory-efficient"), std::string::npos)
+      << implementation(fp32, "sdpa");
+}
+
+TEST(Classify, RecordedGemmAndConvCapturesNameTheirLibrary) {
+  const auto linear = classify_capture("ops_linalg_linear_bias_bf16");
+  EXPECT_EQ(linear.where, "device_kernels");
+  EXPECT_NE(implementation(linear, "gemm").find("cuBLAS"), std::string::npos)
+      << implementation(linear, "gemm");
+  EXPECT_EQ(linear.h2d_count + linear.d2h_count, 0);
+  const auto conv = classify_capture("ops_conv_conv2d_1x1_fp32");
+  EXPECT_EQ(conv.where, "device_kernels");
+  EXPECT_GT(conv.kernel_count, 0);
+  // A 1x1 convolution runs a CUTLASS GEMM kernel; the op names the library.
+  EXPECT_EQ(implementation(conv, "conv"), "cuDNN");
+  EXPECT_EQ(implementation(conv, "gemm"), "CUTLASS (from cuBLAS or cuDNN)");
+}
+
+TEST(Classify, RecordedPinnedCopyIsATransferNotAFallback) {
+  const auto as_transfer = classify_capture("ops_shape_copy_h2d_pinned_fp32", true);
+  EXPECT_EQ(as_transfer.where, "device_kernels");
+  EXPECT_EQ(as_transfer.h2d_count, 1);
+  EXPECT_GT(as_transfer.h2d_bytes, 0);
+  // The same capture judged as an ordinary operator: a copy with no kernel
+  // is not device work, and must not read as one.
+  EXPECT_EQ(classify_capture("ops_shape_copy_h2d_pinned_fp32", false).where, "cpu_fallback");
 }
