@@ -26,6 +26,41 @@ std::optional<double> json_number(const json& j, const char* key) {
 }
 }  // namespace
 
+double pcie_lane_gbps(double gt) {
+  if (!(gt > 0) || !std::isfinite(gt)) return 0;
+  if (gt <= 5.0) return gt * 0.8 / 8;
+  if (gt <= 32.0) return gt * 128.0 / 130.0 / 8;
+  return gt * 242.0 / 256.0 / 8;
+}
+
+Peak pcie_link_peak(const PcieLink& link) {
+  Peak p;
+  p.unit = "GB/s";
+  p.basis = "unknown";
+  double gt = 0;
+  try {
+    gt = std::stod(link.max_speed.empty() ? link.current_speed : link.max_speed);
+  } catch (const std::exception&) {
+    gt = 0;
+  }
+  const int width = link.current_width.value_or(link.max_width.value_or(0));
+  const double lane = pcie_lane_gbps(gt);
+  if (lane <= 0 || width <= 0) {
+    p.source = "no PCIe link speed and width found for this device";
+    return p;
+  }
+  p.value = lane * width;
+  p.basis = "estimated";
+  p.source = fmt::format(
+      "PCIe link {:g} GT/s (the device's maximum speed) x{} lanes x {} / 8 bits = {:.1f} GB/s per direction",
+      gt, width,
+      gt <= 5.0    ? "8b/10b"
+      : gt <= 32.0 ? "128b/130b"
+                   : "242/256 (FLIT)",
+      p.value);
+  return p;
+}
+
 std::string peak_dtype_for(const Result& r) {
   const std::string dt = normalize_peak_dtype(r.dtype);
   if (dt == "fp32" && r.kind == "check" && r.category == "conv" && r.device.rfind("cuda", 0) == 0)
@@ -86,6 +121,12 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
         c.compute[dt] = p;
       }
       c.datasheet_bandwidth = table ? device_bandwidth_peak(*table, gpu) : memory_bandwidth_peak(gpu);
+      c.host_link.unit = "GB/s";
+      c.host_link.basis = "unknown";
+      if (info && !info->integrated.value_or(false)) {
+        const GpuHardware* hw = hardware_for(env, *info);
+        if (hw && hw->link && !hw->integrated.value_or(false)) c.host_link = pcie_link_peak(*hw->link);
+      }
     }
     // The best streaming rate of this run (an empirical roofline, as the
     // Empirical Roofline Toolkit takes the best of its kernels): the memory
@@ -141,12 +182,29 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
   for (auto& r : results) {
     if (r.status != Status::ok || !r.timing || r.timing->median_us <= 0) continue;
     if (r.work.flops <= 0 && r.work.bytes <= 0) continue;
-    if (r.kind == "bench" && (r.category == "transfer" || r.category == "launch")) continue;
+    if (r.kind == "bench" && r.category == "launch") continue;
     const DeviceCeilings* c = nullptr;
     for (const auto& dc : ceilings) {
       if (dc.device == r.device) c = &dc;
     }
     if (!c) continue;
+    if (r.kind == "bench" && r.category == "transfer") {
+      if (!c->host_link.known()) continue;
+      Peak no_compute;
+      no_compute.basis = "unknown";
+      Roofline link = make_roofline(r.work, r.timing->median_us, no_compute, c->host_link);
+      // Faster than the PCIe link found: the copies take another path
+      // (NVLink-C2C, a unified-memory APU), so the link is no bound.
+      if (link.above_peak) {
+        r.evidence["host_link_note"] = fmt::format(
+            "{:.1f} GB/s is above the {:.1f} GB/s PCIe link found for this device: the copies take another "
+            "path (NVLink-C2C, unified memory), so no link bound is drawn",
+            link.achieved_gbps, c->host_link.value);
+        continue;
+      }
+      r.roofline = link;
+      continue;
+    }
     Peak compute;
     compute.basis = "unknown";
     const std::string dt = peak_dtype_for(r);

@@ -23,7 +23,24 @@ struct DeviceCeilings {
   /// (those only up to 105% of a known datasheet bandwidth, else 1.5x the
   /// best memory benchmark; never without one of these anchors).
   std::optional<Peak> measured_bandwidth;
+  /// Host<->device link per direction (GB/s, estimated from the PCIe link
+  /// found without torch); unknown for the CPU, integrated GPUs and devices
+  /// whose link was not found.
+  Peak host_link;
 };
+
+/// Usable GB/s per lane and direction at a PCIe link rate in GT/s: 8b/10b
+/// line coding up to 5 GT/s (PCIe 1.x/2.x), 128b/130b from 8 GT/s (PCIe
+/// 3.0-5.0), 242/256 for PCIe 6.0's FLIT mode (PCI-SIG, PCI Express Base
+/// Specification revisions 2.0-6.0). 0 for a rate <= 0.
+double pcie_lane_gbps(double gt_per_s);
+
+/// The bandwidth bound of a PCIe link per direction: the device's maximum
+/// speed (an idle GPU lowers its current speed) times the current width
+/// (lanes do not drop at idle), labelled `estimated` with the formula.
+/// Unknown when the speed or width is missing. Packet headers leave ~85-90%
+/// of it usable for large copies.
+Peak pcie_link_peak(const PcieLink& link);
 
 /// Ceilings for every device that appears in `results`. `measured` holds
 /// results that may contain bench memory and GEMV rows for a device (the
@@ -37,7 +54,10 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
 /// rows as TF32; integer data types have no compute peak ("").
 std::string peak_dtype_for(const Result& r);
 
-/// Fills `roofline` of every result with a timing and work. Checks and LLM
+/// Fills `roofline` of every result with a timing and work. Host<->device
+/// transfer benchmarks are drawn against `host_link` (a rate above 105% of it
+/// means the link is not the PCIe link found, e.g. NVLink-C2C: no roofline);
+/// launch benchmarks have no roofline. Checks and LLM
 /// rows are bounded by the measured bandwidth when there is one (issue 3:
 /// "arithmetic intensity x measured bandwidth"); benchmarks by the
 /// datasheet, since they measure the hardware itself.

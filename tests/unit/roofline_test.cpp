@@ -312,6 +312,58 @@ TEST(Ceilings, AStreamingGemvRaisesTheMeasuredBandwidthUpToTheDatasheet) {
   }
 }
 
+TEST(Ceilings, TransfersAreDrawnAgainstThePcieLink) {
+  // The H200 machine: PCIe 5.0 x16 (32 GT/s, 128b/130b) = 63.0 GB/s per
+  // direction; pinned copies measured 55.4 GB/s (2026-11-30).
+  EXPECT_NEAR(pcie_lane_gbps(32), 3.938, 1e-3);
+  EXPECT_NEAR(pcie_lane_gbps(5), 0.5, 1e-9);  // PCIe 2.0, 8b/10b
+  EXPECT_EQ(pcie_lane_gbps(0), 0);
+  Environment env;
+  DeviceInfo h200;
+  h200.id = "cuda:0";
+  h200.name = "NVIDIA H200";
+  h200.vendor = "nvidia";
+  h200.pci_bus_id = "00000000:00:06.0";
+  h200.integrated = false;
+  env.devices.push_back(h200);
+  GpuHardware hw;
+  hw.pci_address = "0000:00:06.0";
+  hw.link = PcieLink{"32.0 GT/s PCIe", "32.0 GT/s PCIe", 16, 16};
+  env.gpus.push_back(hw);
+  auto transfer = [](const std::string& name, double gbps) {
+    const double bytes = 256.0 * 1024 * 1024;
+    Result r = bench_row("transfer", 0, bytes, bytes / (gbps * 1e3));
+    r.device = "cuda:0";
+    r.key = "bench/cuda/transfer/" + name + "/fp32/256MiB";
+    return r;
+  };
+  std::vector<Result> rs{transfer("h2d_pinned", 55.4), transfer("h2d_pageable", 9.2),
+                         transfer("d2h_c2c", 300), bench_row("launch", 0, 0, 5)};
+  rs.back().device = "cuda:0";
+  const auto ceilings = build_ceilings(env, rs, rs, nullptr);
+  ASSERT_EQ(ceilings.size(), 1u);
+  ASSERT_TRUE(ceilings[0].host_link.known());
+  EXPECT_NEAR(ceilings[0].host_link.value, 63.0, 0.05);
+  EXPECT_NE(ceilings[0].host_link.source.find("x16"), std::string::npos);
+  annotate_rooflines(rs, ceilings);
+  ASSERT_TRUE(rs[0].roofline);
+  EXPECT_NEAR(rs[0].roofline->percent_of_bound, 100 * 55.4 / 63.015, 0.1);
+  EXPECT_FALSE(rs[0].roofline->above_peak);
+  ASSERT_TRUE(rs[1].roofline);
+  EXPECT_NEAR(rs[1].roofline->percent_of_bound, 100 * 9.2 / 63.015, 0.1);
+  // Faster than the link found: another path (NVLink-C2C), no bound, said why.
+  EXPECT_FALSE(rs[2].roofline);
+  EXPECT_TRUE(rs[2].evidence.contains("host_link_note"));
+  EXPECT_FALSE(rs[3].roofline);  // launch latency has no roofline
+
+  // An integrated GPU, or no link found: no bound.
+  env.devices[0].integrated = true;
+  EXPECT_FALSE(build_ceilings(env, rs, rs, nullptr)[0].host_link.known());
+  env.devices[0].integrated = false;
+  env.gpus[0].link.reset();
+  EXPECT_FALSE(build_ceilings(env, rs, rs, nullptr)[0].host_link.known());
+}
+
 TEST(Roofline, BurstFiguresAndSustainedDrop) {
   // The H200 bf16 8192^3 GEMM of 2026-11-30: 1.38 ms per call at first,
   // 1.62 ms sustained (power cap).

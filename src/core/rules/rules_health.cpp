@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "core/ceilings.hpp"
 #include "core/roofline.hpp"
 #include "core/rules/context.hpp"
 
@@ -528,15 +529,6 @@ double gts(const std::string& speed) {
   }
 }
 
-/// Usable GB/s per lane and direction at a link rate (GT/s): 8b/10b coding up
-/// to 5 GT/s (PCIe 1-2), 128b/130b from 8 GT/s (PCIe 3-5); PCIe 6 FLIT ~ 242/256.
-double lane_gbps(double gt) {
-  if (gt <= 0) return 0;
-  if (gt <= 5.0) return gt * 0.8 / 8;
-  if (gt <= 32.0) return gt * 128.0 / 130.0 / 8;
-  return gt * 242.0 / 256.0 / 8;
-}
-
 void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
   // Best pinned host->device rate of the run, if any.
   double pinned = 0;
@@ -573,7 +565,7 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
     const double cur = gts(l.current_speed), max = gts(l.max_speed);
     if (cur > 0 && max > 0 && cur < max && pinned > 0) {
       const int width = l.current_width.value_or(l.max_width.value_or(16));
-      const double expected = lane_gbps(max) * width;
+      const double expected = pcie_lane_gbps(max) * width;
       if (expected > 0 && pinned < 0.5 * expected) {
         out.push_back(make_finding(
             "pcie_link_degraded", "warning", 40,
