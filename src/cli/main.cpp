@@ -109,7 +109,9 @@ int main(int argc, char** argv) {
   llm->add_option("--batch", llm_args.batches, "batch sizes (comma list)")
       ->delimiter(',')
       ->check(CLI::Range(1, 4096));
-  llm->add_option("--prompt", llm_args.prompts, "prompt lengths (comma list)")
+  llm->add_option(
+         "--prompt", llm_args.prompts,
+         "prompt lengths (comma list; default 128,512,2048 on a GPU, 128,512 on the CPU, 128 with --quick)")
       ->delimiter(',')
       ->check(CLI::Range(1, 32768));
   llm->add_option("--gen", llm_args.gens, "new tokens (comma list)")

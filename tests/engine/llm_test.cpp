@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 
 #include "core/safetensors.hpp"
+#include "engine/llm.hpp"
 #include "engine/llm/model.hpp"
 #include "engine/llm/weights.hpp"
 
@@ -209,4 +211,29 @@ TEST(Llm, BadCheckpointsGiveClearErrors) {
   expect_error(empty, "no .safetensors");
   expect_error(scratch("missing"), "not a directory");
   for (const auto& d : {trunc, mism, empty}) fs::remove_all(d);
+}
+
+TEST(Llm, DefaultGridHasLlamaBenchPrefillSizesOnAnAccelerator) {
+  auto keys = [](const std::string& device, bool quick) {
+    engine::LlmOptions o;
+    o.device = device;
+    o.quick = quick;
+    std::vector<std::string> out;
+    for (const auto& it : engine::list_llm(o)) out.push_back(it.key);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& k) {
+    return std::find(v.begin(), v.end(), k) != v.end();
+  };
+  const auto gpu = keys("cuda:0", false);
+  for (const char* k : {"llm/cuda/llama-3.2-1b/bf16/b1/pp128", "llm/cuda/llama-3.2-1b/bf16/b1/pp512",
+                        "llm/cuda/llama-3.2-1b/bf16/b1/pp2048", "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d2048",
+                        "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d2048/graph"}) {
+    EXPECT_TRUE(has(gpu, k)) << k;
+  }
+  // The CPU keeps pp128/pp512 (pp2048 of the 0.5B default takes minutes there); --quick one size.
+  const auto cpu = keys("cpu", false);
+  EXPECT_TRUE(has(cpu, "llm/cpu/qwen2.5-0.5b/fp32/b1/pp512"));
+  EXPECT_FALSE(has(cpu, "llm/cpu/qwen2.5-0.5b/fp32/b1/pp2048"));
+  EXPECT_FALSE(has(keys("cuda:0", true), "llm/cuda/llama-3.2-1b/bf16/b1/pp512"));
 }

@@ -541,7 +541,14 @@ LlmOptions resolve_llm_options(LlmOptions o) {
   if (o.preset.empty()) o.preset = cpu ? (o.quick ? "tiny" : "qwen2.5-0.5b") : "llama-3.2-1b";
   if (o.cpu_preset.empty()) o.cpu_preset = o.quick ? "tiny" : "qwen2.5-0.5b";
   if (o.dtype.empty()) o.dtype = cpu ? "fp32" : "bf16";
-  if (o.prompts.empty()) o.prompts = o.quick ? std::vector<int>{128} : std::vector<int>{128, 512};
+  // llama-bench's prefill sizes (pp128/pp512/pp2048); pp2048 (and its
+  // decode depth) only on an accelerator: on a CPU it alone would take
+  // minutes with the default 0.5B model.
+  if (o.prompts.empty()) {
+    o.prompts = o.quick ? std::vector<int>{128}
+                : cpu   ? std::vector<int>{128, 512}
+                        : std::vector<int>{128, 512, 2048};
+  }
   if (o.gens.empty()) o.gens = o.quick ? std::vector<int>{32} : std::vector<int>{128};
   if (o.batches.empty()) o.batches = {1};
   if (o.attention == "auto") o.attention = llm::has_sdpa() ? "sdpa" : "math";
