@@ -33,33 +33,54 @@ double pcie_lane_gbps(double gt) {
   return gt * 242.0 / 256.0 / 8;
 }
 
-Peak pcie_link_peak(const PcieLink& link) {
+Peak pcie_link_peak(const PcieLink& link, bool max_width) {
   Peak p;
   p.unit = "GB/s";
   p.basis = "unknown";
+  // The maximum speed only: an idle GPU trains its link down, so the current
+  // speed would draw a bound several times too low.
   double gt = 0;
   try {
-    gt = std::stod(link.max_speed.empty() ? link.current_speed : link.max_speed);
+    gt = std::stod(link.max_speed);
   } catch (const std::exception&) {
     gt = 0;
   }
-  const int width = link.current_width.value_or(link.max_width.value_or(0));
+  const int width = max_width ? link.max_width.value_or(link.current_width.value_or(0))
+                              : link.current_width.value_or(link.max_width.value_or(0));
   const double lane = pcie_lane_gbps(gt);
   if (lane <= 0 || width <= 0) {
-    p.source = "no PCIe link speed and width found for this device";
+    p.source = "no PCIe maximum link speed and width found for this device";
     return p;
   }
   p.value = lane * width;
   p.basis = "estimated";
   p.source = fmt::format(
-      "PCIe link {:g} GT/s (the device's maximum speed) x{} lanes x {} / 8 bits = {:.1f} GB/s per direction",
-      gt, width,
+      "PCIe link {:g} GT/s (the maximum speed) x{} lanes ({} width) x {} / 8 bits = {:.1f} GB/s per "
+      "direction",
+      gt, width, max_width ? "maximum" : "current",
       gt <= 5.0    ? "8b/10b"
       : gt <= 32.0 ? "128b/130b"
                    : "242/256 (FLIT)",
       p.value);
   return p;
 }
+
+namespace {
+/// The link between the host and the GPU: on boards with their own PCIe
+/// switch (AMD Navi, Intel Arc) the GPU endpoint's link is internal to the
+/// board (Arc: 2.5 GT/s x1) and the slot's is `vendor_info.pci.slot_link`.
+std::optional<PcieLink> host_link_of(const GpuHardware& hw) {
+  if (hw.vendor_info.is_object() && hw.vendor_info.contains("pci") && hw.vendor_info["pci"].is_object() &&
+      hw.vendor_info["pci"].contains("slot_link")) {
+    try {
+      return hw.vendor_info["pci"]["slot_link"].get<PcieLink>();
+    } catch (const std::exception&) {
+      // fall back to the endpoint's link
+    }
+  }
+  return hw.link;
+}
+}  // namespace
 
 std::string peak_dtype_for(const Result& r) {
   const std::string dt = normalize_peak_dtype(r.dtype);
@@ -121,11 +142,16 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
         c.compute[dt] = p;
       }
       c.datasheet_bandwidth = table ? device_bandwidth_peak(*table, gpu) : memory_bandwidth_peak(gpu);
-      c.host_link.unit = "GB/s";
-      c.host_link.basis = "unknown";
+      c.host_link.unit = c.host_link_max_width.unit = "GB/s";
+      c.host_link.basis = c.host_link_max_width.basis = "unknown";
       if (info && !info->integrated.value_or(false)) {
         const GpuHardware* hw = hardware_for(env, *info);
-        if (hw && hw->link && !hw->integrated.value_or(false)) c.host_link = pcie_link_peak(*hw->link);
+        if (hw && !hw->integrated.value_or(false)) {
+          if (const auto link = host_link_of(*hw)) {
+            c.host_link = pcie_link_peak(*link, false);
+            c.host_link_max_width = pcie_link_peak(*link, true);
+          }
+        }
       }
     }
     // The best streaming rate of this run (an empirical roofline, as the
@@ -193,13 +219,18 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
       Peak no_compute;
       no_compute.basis = "unknown";
       Roofline link = make_roofline(r.work, r.timing->median_us, no_compute, c->host_link);
+      // Above the trained width's bound but not the maximum width's: the
+      // link was narrower when probed than under the copies.
+      if (link.above_peak && c->host_link_max_width.known()) {
+        link = make_roofline(r.work, r.timing->median_us, no_compute, c->host_link_max_width);
+      }
       // Faster than the PCIe link found: the copies take another path
       // (NVLink-C2C, a unified-memory APU), so the link is no bound.
       if (link.above_peak) {
         r.evidence["host_link_note"] = fmt::format(
             "{:.1f} GB/s is above the {:.1f} GB/s PCIe link found for this device: the copies take another "
             "path (NVLink-C2C, unified memory), so no link bound is drawn",
-            link.achieved_gbps, c->host_link.value);
+            link.achieved_gbps, std::max(c->host_link.value, c->host_link_max_width.value));
         continue;
       }
       r.roofline = link;

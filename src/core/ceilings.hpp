@@ -27,6 +27,9 @@ struct DeviceCeilings {
   /// found without torch); unknown for the CPU, integrated GPUs and devices
   /// whose link was not found.
   Peak host_link;
+  /// The same link at its maximum width (a bound to fall back to when a copy
+  /// beats the width the link had when probed).
+  Peak host_link_max_width;
 };
 
 /// Usable GB/s per lane and direction at a PCIe link rate in GT/s: 8b/10b
@@ -35,12 +38,15 @@ struct DeviceCeilings {
 /// Specification revisions 2.0-6.0). 0 for a rate <= 0.
 double pcie_lane_gbps(double gt_per_s);
 
-/// The bandwidth bound of a PCIe link per direction: the device's maximum
-/// speed (an idle GPU lowers its current speed) times the current width
-/// (lanes do not drop at idle), labelled `estimated` with the formula.
-/// Unknown when the speed or width is missing. Packet headers leave ~85-90%
-/// of it usable for large copies.
-Peak pcie_link_peak(const PcieLink& link);
+/// The bandwidth bound of a PCIe link per direction: the maximum speed (an
+/// idle GPU lowers its current speed, so the current one is never used)
+/// times the current width (or the maximum width with `max_width`),
+/// labelled `estimated` with the formula. Unknown when the maximum speed
+/// cannot be read ("Unknown" in sysfs) or no width is known. Packet headers
+/// leave ~85-90% of it usable for large copies. The host link of a GPU is
+/// `vendor_info.pci.slot_link` when the board has its own PCIe switch (AMD
+/// Navi, Intel Arc), else the GPU's own link.
+Peak pcie_link_peak(const PcieLink& link, bool max_width = false);
 
 /// Ceilings for every device that appears in `results`. `measured` holds
 /// results that may contain bench memory and GEMV rows for a device (the

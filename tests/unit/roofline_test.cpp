@@ -356,12 +356,36 @@ TEST(Ceilings, TransfersAreDrawnAgainstThePcieLink) {
   EXPECT_TRUE(rs[2].evidence.contains("host_link_note"));
   EXPECT_FALSE(rs[3].roofline);  // launch latency has no roofline
 
-  // An integrated GPU, or no link found: no bound.
+  // An integrated GPU, or no link found, or an unreadable maximum speed
+  // (the current one may be an idle 2.5 GT/s): no bound.
   env.devices[0].integrated = true;
   EXPECT_FALSE(build_ceilings(env, rs, rs, nullptr)[0].host_link.known());
   env.devices[0].integrated = false;
+  env.gpus[0].link = PcieLink{"2.5 GT/s PCIe", "Unknown", 16, 16};
+  EXPECT_FALSE(build_ceilings(env, rs, rs, nullptr)[0].host_link.known());
   env.gpus[0].link.reset();
   EXPECT_FALSE(build_ceilings(env, rs, rs, nullptr)[0].host_link.known());
+
+  // An Arc board: the GPU endpoint's link is internal (2.5 GT/s x1); the
+  // slot's link, on the board switch's upstream port, is the host link.
+  env.gpus[0].link = PcieLink{"2.5 GT/s PCIe", "2.5 GT/s PCIe", 1, 1};
+  env.gpus[0].vendor_info["pci"]["slot_link"] = {{"address", "0000:01:00.0"},
+                                                 {"current_speed", "16.0 GT/s PCIe"},
+                                                 {"max_speed", "16.0 GT/s PCIe"},
+                                                 {"current_width", 16},
+                                                 {"max_width", 16}};
+  auto arc = build_ceilings(env, rs, rs, nullptr);
+  EXPECT_NEAR(arc[0].host_link.value, 16 * 128.0 / 130 / 8 * 16, 1e-6);
+
+  // A link narrower when probed (x4) than under the copies: a 25 GB/s copy
+  // is drawn against the maximum width (x16), not called another path.
+  env.gpus[0].vendor_info = json::object();
+  env.gpus[0].link = PcieLink{"2.5 GT/s PCIe", "16.0 GT/s PCIe", 4, 16};
+  std::vector<Result> narrow{transfer("h2d_pinned", 25)};
+  annotate_rooflines(narrow, build_ceilings(env, narrow, narrow, nullptr));
+  ASSERT_TRUE(narrow[0].roofline);
+  EXPECT_NEAR(narrow[0].roofline->percent_of_bound, 100 * 25 / (16 * 128.0 / 130 / 8 * 16), 0.1);
+  EXPECT_FALSE(narrow[0].evidence.contains("host_link_note"));
 }
 
 TEST(Roofline, BurstFiguresAndSustainedDrop) {
