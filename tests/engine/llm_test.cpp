@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <tuple>
 
 #include "core/safetensors.hpp"
@@ -236,4 +240,26 @@ TEST(Llm, DefaultGridHasLlamaBenchPrefillSizesOnAnAccelerator) {
   EXPECT_TRUE(has(cpu, "llm/cpu/qwen2.5-0.5b/fp32/b1/pp512"));
   EXPECT_FALSE(has(cpu, "llm/cpu/qwen2.5-0.5b/fp32/b1/pp2048"));
   EXPECT_FALSE(has(keys("cuda:0", true), "llm/cuda/llama-3.2-1b/bf16/b1/pp512"));
+}
+
+TEST(Llm, RowsBeyondTheCheckpointsPositionsAreSkippedWithTheReason) {
+  c10::NoGradGuard no_grad;
+  LlamaConfig cfg = preset("tiny");
+  cfg.max_position = 32;  // like TinyLlama's 2048 against pp2048 + tg128
+  const fs::path dir = scratch("short");
+  write_checkpoint(dir, cfg, random_weights(cfg, kCpu, at::kFloat, 3));
+  const fs::path out = dir / "report.json";
+  const std::string cmd = std::string(ACCEL_BINARY) + " --quiet llm --weights " + dir.string() +
+                          " --prompt 8,32 --gen 4 --no-isolate --json " + out.string();
+  const int rc = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << cmd << " -> " << rc;
+  const json report = json::parse(std::ifstream(out));
+  std::map<std::string, json> rows;
+  for (const auto& r : report["results"]) rows[r["name"].get<std::string>()] = r;
+  EXPECT_EQ(rows["pp32"]["status"], "ok");          // 32 positions fit
+  EXPECT_EQ(rows["tg4@d8"]["status"], "ok");        // 12 fit
+  EXPECT_EQ(rows["tg4@d32"]["status"], "skipped");  // 36 do not
+  EXPECT_NE(rows["tg4@d32"]["reason"].get<std::string>().find("exceed the model's 32"), std::string::npos)
+      << rows["tg4@d32"].dump();
+  fs::remove_all(dir);
 }
