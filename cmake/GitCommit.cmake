@@ -25,7 +25,9 @@ if(_rc EQUAL 0 AND _top STREQUAL _source_real)
     OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
 endif()
 if(_rc EQUAL 0 AND _commit)
-  execute_process(COMMAND git -C "${SOURCE_DIR}" diff --quiet HEAD --
+  # --no-optional-locks: a build must not take .git/index.lock from a
+  # `git commit` running at the same moment.
+  execute_process(COMMAND git --no-optional-locks -C "${SOURCE_DIR}" diff --quiet HEAD --
     RESULT_VARIABLE _dirty OUTPUT_QUIET ERROR_QUIET)
   if(NOT _dirty EQUAL 0)
     string(APPEND _commit "-dirty")

@@ -59,6 +59,7 @@ set -e
 if [ "$rc" -eq 2 ]; then
   grep -q "needs torch >= 2.0" "$OUT/llm_sdpa.err" || { echo "FAIL: --attention sdpa refused without a reason"; cat "$OUT/llm_sdpa.err"; exit 1; }
 else
+  [ "$rc" -le 1 ] || { echo "FAIL: --attention sdpa exited $rc"; cat "$OUT/llm_sdpa.err"; exit 1; }
   grep -q "SDPA attention" "$OUT/llm_sdpa.json" || { echo "FAIL: --attention sdpa ran something else (rc $rc)"; exit 1; }
 fi
 echo "attention option ok"
