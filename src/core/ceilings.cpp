@@ -65,10 +65,6 @@ Peak pcie_link_peak(const PcieLink& link, bool max_width) {
   return p;
 }
 
-namespace {
-/// The link between the host and the GPU: on boards with their own PCIe
-/// switch (AMD Navi, Intel Arc) the GPU endpoint's link is internal to the
-/// board (Arc: 2.5 GT/s x1) and the slot's is `vendor_info.pci.slot_link`.
 std::optional<PcieLink> host_link_of(const GpuHardware& hw) {
   if (hw.vendor_info.is_object() && hw.vendor_info.contains("pci") && hw.vendor_info["pci"].is_object() &&
       hw.vendor_info["pci"].contains("slot_link")) {
@@ -80,7 +76,6 @@ std::optional<PcieLink> host_link_of(const GpuHardware& hw) {
   }
   return hw.link;
 }
-}  // namespace
 
 std::string peak_dtype_for(const Result& r) {
   const std::string dt = normalize_peak_dtype(r.dtype);

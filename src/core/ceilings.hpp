@@ -48,6 +48,12 @@ double pcie_lane_gbps(double gt_per_s);
 /// Navi, Intel Arc), else the GPU's own link.
 Peak pcie_link_peak(const PcieLink& link, bool max_width = false);
 
+/// The link between the host and a GPU: `vendor_info.pci.slot_link` when the
+/// board has its own PCIe switch (AMD Navi, Intel Arc: the GPU endpoint's
+/// link is internal to the board, Arc's reads 2.5 GT/s x1), else the GPU's
+/// own link; nullopt when neither was found.
+std::optional<PcieLink> host_link_of(const GpuHardware& hw);
+
 /// Ceilings for every device that appears in `results`. `measured` holds
 /// results that may contain bench memory and GEMV rows for a device (the
 /// highest GB/s is its measured bandwidth). Datasheet peaks are scaled to the clock NVML

@@ -159,6 +159,22 @@ TEST(RulesHealth, PcieLinkWidthDegraded) {
   EXPECT_TRUE(mentions(f, "x8 of x16")) << f.title;
 }
 
+TEST(RulesHealth, PcieLinkOfABoardWithItsOwnSwitchIsTheSlots) {
+  // An Arc board: the GPU endpoint's link is internal (x1 of x1, silent);
+  // its slot link trained at x8 of x16 is the finding.
+  Report r = load_report("h200-healthy.json");
+  GpuHardware& g = r.context.environment.gpus.front();
+  g.link = PcieLink{"2.5 GT/s PCIe", "2.5 GT/s PCIe", 1, 1};
+  g.vendor_info["pci"]["slot_link"] = {{"address", "0000:01:00.0"},
+                                       {"current_speed", "16.0 GT/s PCIe"},
+                                       {"max_speed", "16.0 GT/s PCIe"},
+                                       {"current_width", 8},
+                                       {"max_width", 16}};
+  EXPECT_TRUE(mentions(only(run_rules(r), "pcie_link_degraded"), "x8 of x16"));
+  g.vendor_info["pci"]["slot_link"]["current_width"] = 16;
+  EXPECT_FALSE(has(run_rules(r), "pcie_link_degraded"));
+}
+
 TEST(RulesHealth, PcieIdleSpeedIsNotAFinding) {
   // Recorded-style idle link (2.5 GT/s of 16 GT/s) without slow copies: silent.
   EXPECT_FALSE(has(run_rules(load_report("rtx4090-cpu-only-torch.json")), "pcie_link_degraded"));

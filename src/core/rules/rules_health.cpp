@@ -541,8 +541,9 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
     }
   }
   for (const auto& g : c.env.gpus) {
-    if (!g.link || g.integrated.value_or(false)) continue;
-    const PcieLink& l = *g.link;
+    const std::optional<PcieLink> host = host_link_of(g);  // the slot's link on boards with a switch
+    if (!host || g.integrated.value_or(false)) continue;
+    const PcieLink& l = *host;
     const std::string name = g.name.empty() ? g.pci_address : g.name;
     if (l.current_width && l.max_width && *l.current_width > 0 && *l.current_width < *l.max_width) {
       out.push_back(make_finding(
