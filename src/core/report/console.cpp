@@ -694,12 +694,20 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
     std::vector<std::string> keys;
   };
   std::vector<std::pair<std::string, Unavailable>> unavailable;
+  // The group of an unavailable check with a known cause and no warnings; "" for any other.
+  auto group_of = [](const Result& r) {
+    const bool groupable =
+        r.status == Status::unavailable && r.error && !r.error->cause.empty() && r.warnings.empty();
+    return groupable ? r.error->cause_id + "\n" + r.error->cause : std::string();
+  };
+  auto find_group = [&](const std::string& group) {
+    return std::find_if(unavailable.begin(), unavailable.end(),
+                        [&](const auto& g) { return g.first == group; });
+  };
   for (const auto& r : results) {
-    if (r.status != Status::unavailable || !r.error || r.error->cause.empty() || !r.warnings.empty())
-      continue;
-    const std::string group = r.error->cause_id + "\n" + r.error->cause;
-    auto it =
-        std::find_if(unavailable.begin(), unavailable.end(), [&](const auto& g) { return g.first == group; });
+    const std::string group = group_of(r);
+    if (group.empty()) continue;
+    auto it = find_group(group);
     if (it == unavailable.end()) it = unavailable.insert(unavailable.end(), {group, Unavailable{&r, {}}});
     it->second.keys.push_back(r.key);
   }
@@ -714,13 +722,9 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
     if (!r.error->reference.empty()) out += fmt::format("    see:     {}\n", r.error->reference);
   }
   auto grouped = [&](const Result& r) {
-    if (r.status != Status::unavailable || !r.error || r.error->cause.empty() || !r.warnings.empty())
-      return false;
-    const std::string group = r.error->cause_id + "\n" + r.error->cause;
-    for (const auto& [name, g] : unavailable) {
-      if (name == group) return g.keys.size() >= 2;
-    }
-    return false;
+    const std::string group = group_of(r);
+    const auto it = group.empty() ? unavailable.end() : find_group(group);
+    return it != unavailable.end() && it->second.keys.size() >= 2;
   };
   for (const auto& r : results) {
     const bool fallback = r.profile && r.profile->where == "cpu_fallback";
@@ -782,11 +786,8 @@ std::string render_check_problems_brief(const std::vector<Result>& results, cons
             static_cast<std::size_t>(std::max(30, style.width - 12 - static_cast<int>(r.key.size())))));
   }
   for (const auto& [cause, g] : unavailable) {
-    std::string keys;
-    for (std::size_t i = 0; i < g.keys.size() && i < 3; ++i) keys += (i ? ", " : "") + g.keys[i];
-    if (g.keys.size() > 3) keys += fmt::format(" and {} more", g.keys.size() - 3);
     out += fmt::format("{} {} unavailable: {} ({})\n", colorize_status(Status::unavailable, "●", style),
-                       g.keys.size(), cause, keys);
+                       g.keys.size(), cause, list_keys(g.keys, 3));
   }
   return wrap_lines(out, style.width);
 }
