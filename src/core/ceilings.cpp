@@ -26,6 +26,15 @@ std::optional<double> json_number(const json& j, const char* key) {
 }
 }  // namespace
 
+double pcie_gts(const std::string& speed) {
+  try {
+    const double gt = std::stod(speed);
+    return std::isfinite(gt) && gt > 0 ? gt : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 double pcie_lane_gbps(double gt) {
   if (!(gt > 0) || !std::isfinite(gt)) return 0;
   if (gt <= 5.0) return gt * 0.8 / 8;
@@ -39,12 +48,7 @@ Peak pcie_link_peak(const PcieLink& link, bool max_width) {
   p.basis = "unknown";
   // The maximum speed only: an idle GPU trains its link down, so the current
   // speed would draw a bound several times too low.
-  double gt = 0;
-  try {
-    gt = std::stod(link.max_speed);
-  } catch (const std::exception&) {
-    gt = 0;
-  }
+  const double gt = pcie_gts(link.max_speed);
   const int width = max_width ? link.max_width.value_or(link.current_width.value_or(0))
                               : link.current_width.value_or(link.max_width.value_or(0));
   const double lane = pcie_lane_gbps(gt);

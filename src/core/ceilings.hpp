@@ -32,6 +32,10 @@ struct DeviceCeilings {
   Peak host_link_max_width;
 };
 
+/// The rate of a PCIe link speed as sysfs writes it ("16.0 GT/s PCIe" -> 16);
+/// 0 when it cannot be read ("Unknown", empty).
+double pcie_gts(const std::string& speed);
+
 /// Usable GB/s per lane and direction at a PCIe link rate in GT/s: 8b/10b
 /// line coding up to 5 GT/s (PCIe 1.x/2.x), 128b/130b from 8 GT/s (PCIe
 /// 3.0-5.0), 242/256 for PCIe 6.0's FLIT mode (PCI-SIG, PCI Express Base

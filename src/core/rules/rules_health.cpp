@@ -521,14 +521,6 @@ void rule_gpu_processes(const Ctx& c, std::vector<Finding>& out) {
   }
 }
 
-double gts(const std::string& speed) {
-  try {
-    return std::stod(speed);
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
   // Best pinned host->device rate of the run, if any.
   double pinned = 0;
@@ -563,7 +555,7 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
           "https://docs.nvidia.com/deploy/nvidia-smi/index.html"));
       continue;
     }
-    const double cur = gts(l.current_speed), max = gts(l.max_speed);
+    const double cur = pcie_gts(l.current_speed), max = pcie_gts(l.max_speed);
     if (cur > 0 && max > 0 && cur < max && pinned > 0) {
       const int width = l.current_width.value_or(l.max_width.value_or(16));
       const double expected = pcie_lane_gbps(max) * width;
