@@ -53,8 +53,13 @@ struct CheckDef {
   Verify verify = Verify::reference;
   /// For Verify::statistical: returns "" when the sample is plausible, else why not.
   std::function<std::string(const at::Tensor& out_cpu, at::ScalarType dtype)> statistic;
-  /// Multiplies the dtype's tolerance (ops that accumulate long sums).
+  /// Multiplies the dtype's tolerance (ops that chain several roundings).
   double tolerance_scale = 1.0;
+  /// Products summed per output element (K of a GEMM, the length of a dot
+  /// product, C_in/groups x kernel size of a convolution); 0 for ops that
+  /// are no sum of products. Sets the fp16/bf16 tolerance
+  /// (core/accumulation.hpp) instead of the dtype's constant.
+  int64_t accumulation_length = 0;
   /// The output is on the host by design (device-to-host copies).
   bool output_on_host = false;
   /// Inputs stay on the host (host-to-device copies move them in the op).

@@ -21,6 +21,7 @@ CheckDef make(std::string name, std::string shape) {
 void conv_work(CheckDef& c, double n, double cin, double cout, double k2, double hout_wout, double hin_win,
                double groups = 1) {
   c.flops = 2.0 * n * cout * (cin / groups) * k2 * hout_wout;
+  c.accumulation_length = static_cast<int64_t>(cin / groups * k2);
   c.flops_formula = groups == 1 ? "2*N*Cout*Cin*kh*kw*Hout*Wout" : "2*N*Cout*(Cin/groups)*kh*kw*Hout*Wout";
   const double w = cout * (cin / groups) * k2;
   c.bytes = [=](double e) { return (n * cin * hin_win + w + n * cout * hout_wout) * e; };
@@ -95,6 +96,7 @@ void add_conv_checks(std::vector<CheckDef>& out) {
     c.inputs = [] { return Tensors{randn64({N, C, H, H}), he_weight({C, K, 4, 4}, C * 4)}; };
     c.op = [](const Tensors& in, const OpEnv&) { return at::conv_transpose2d(in[0], in[1], {}, 2, 1); };
     c.flops = 2.0 * N * C * K * 16 * H * H;
+    c.accumulation_length = C * 4;  // stride 2: each output sums Cin x 2x2 of the 4x4 taps
     c.flops_formula = "2*N*Cin*Cout*kh*kw*Hin*Win";
     c.bytes = [](double e) { return (N * C * H * H + C * K * 16.0 + N * K * Ho * Ho) * e; };
     c.bytes_formula = "(input + weight + output)*elem";
@@ -107,6 +109,7 @@ void add_conv_checks(std::vector<CheckDef>& out) {
     c.inputs = [] { return Tensors{randn64({N, C, D, D, D}), he_weight({K, C, 3, 3, 3}, C * 27)}; };
     c.op = [](const Tensors& in, const OpEnv&) { return at::conv3d(in[0], in[1], {}, 1, 1); };
     c.flops = 2.0 * N * K * C * 27 * D * D * D;
+    c.accumulation_length = C * 27;
     c.flops_formula = "2*N*Cout*Cin*27*D*H*W";
     c.bytes = [](double e) { return (N * C * D * D * D + K * C * 27.0 + N * K * D * D * D) * e; };
     c.bytes_formula = "(input + weight + output)*elem";

@@ -26,6 +26,7 @@ CheckDef make(std::string name, std::string shape, std::vector<at::ScalarType> d
 /// C[M,N] = A[M,K] @ B[K,N] work figures.
 void gemm_work(CheckDef& c, double M, double N, double K, double batch = 1) {
   c.flops = 2.0 * batch * M * N * K;
+  c.accumulation_length = static_cast<int64_t>(K);
   c.flops_formula = batch == 1 ? "2*M*N*K" : "2*B*M*N*K";
   c.bytes = [=](double e) { return batch * (M * K + K * N + M * N) * e; };
   c.bytes_formula = batch == 1 ? "(M*K + K*N + M*N)*elem" : "B*(M*K + K*N + M*N)*elem";
@@ -131,6 +132,7 @@ void add_linalg_checks(std::vector<CheckDef>& out) {
     c.inputs = [] { return Tensors{randn64({M, N}), randn64({N})}; };
     c.op = [](const Tensors& in, const OpEnv&) { return at::mv(in[0], in[1]); };
     c.flops = 2.0 * M * N;
+    c.accumulation_length = N;
     c.flops_formula = "2*M*N";
     c.bytes = [](double e) { return (M * N + N + M) * e; };
     c.bytes_formula = "(M*N + N + M)*elem";
@@ -142,6 +144,7 @@ void add_linalg_checks(std::vector<CheckDef>& out) {
     c.inputs = [] { return Tensors{randn64({N}), randn64({N})}; };
     c.op = [](const Tensors& in, const OpEnv&) { return at::dot(in[0], in[1]); };
     c.flops = 2.0 * N;
+    c.accumulation_length = N;
     c.flops_formula = "2*N";
     c.bytes = [](double e) { return (2.0 * N + 1) * e; };
     c.bytes_formula = "(2*N + 1)*elem";

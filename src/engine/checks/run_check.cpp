@@ -10,6 +10,7 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
+#include "core/accumulation.hpp"
 #include "engine/profiler.hpp"
 #include "engine/timer.hpp"
 
@@ -41,6 +42,19 @@ double dtype_tolerance(at::ScalarType t) {
     default:
       return 0;
   }
+}
+
+/// The tolerance of a check in `dtype`: for fp16/bf16 sums of products (a
+/// row with an accumulation length) the accumulation model's
+/// (core/accumulation.hpp), else the dtype's constant; both times the row's
+/// scale (ops that chain several roundings).
+double check_tolerance(const CheckDef& def, at::ScalarType dtype) {
+  if (def.accumulation_length > 0) {
+    if (const auto half = parse_half_format(dtype_name(dtype))) {
+      return accumulation_model(*half, def.accumulation_length).tolerance * def.tolerance_scale;
+    }
+  }
+  return dtype_tolerance(dtype) * def.tolerance_scale;
 }
 
 /// The master inputs of the last check, reused by its next dtype: the fp32,
@@ -261,7 +275,15 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
       if (def.verify == Verify::reference || def.verify == Verify::exact) {
         const Tensors ref_in = reference_inputs(master, dtype);
         const at::Tensor ref = def.op(ref_in, OpEnv{c10::Device(c10::kCPU), at::kDouble});
-        why = compare(out, ref, def.verify, dtype_tolerance(dtype) * def.tolerance_scale, acc);
+        why = compare(out, ref, def.verify, check_tolerance(def, dtype), acc);
+        const auto half = parse_half_format(dtype_name(dtype));
+        if (!why.empty() && half && def.accumulation_length > 0 && acc.method == "float64_reference" &&
+            acc.rel_error < 1e300) {
+          // Say what the error means for the kernel (accumulating in fp16/bf16).
+          acc.detail += ": " + explain_accumulation_error(accumulation_model(*half, def.accumulation_length),
+                                                          acc.rel_error);
+          why = acc.detail;
+        }
         r.accuracy = acc;
       } else if (def.verify == Verify::statistical && def.statistic) {
         acc.method = "statistical";
