@@ -102,6 +102,7 @@ int cmd_default(App& app) {
     o.quick = true;
     if (!on_cpu) o.preset = "qwen2.5-0.5b";
     o.machine = machine;
+    o.ceilings = bench;  // the GEMM and memory ceilings are the bench rows above
     const engine::LlmOptions resolved = engine::resolve_llm_options(o);
     app.out(fmt::format(
         "\nLLM on {}: {} preset ({}, random weights), prompt {}, {} new tokens{}.\n", device, resolved.preset,

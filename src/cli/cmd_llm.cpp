@@ -16,21 +16,12 @@ std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
   const engine::RunCallbacks cb = progress_callbacks(app);
   auto results = engine::run_llm(o, cb);
   app.clear_status();
-  // The suite measured each device's copy bandwidth with the bench code; the
-  // roofline is drawn against those figures.
-  std::vector<Result> measured;
+  // Rows are drawn against the bench rows they name (evidence.*_ceiling):
+  // those of this run (run_llm returns the ones it measured) or the ones the
+  // caller passed in.
+  std::vector<Result> measured = o.ceilings;
   for (const auto& r : results) {
-    if (r.evidence.contains("bandwidth_ceiling")) {
-      Result m;
-      m.kind = "bench";
-      m.category = "memory";
-      m.name = "copy";
-      m.device = r.device;
-      m.key = r.evidence["bandwidth_ceiling"].value("key", "");
-      m.status = Status::ok;
-      m.metrics["gbps"] = r.evidence["bandwidth_ceiling"].value("gbps", 0.0);
-      measured.push_back(m);
-    }
+    if (r.kind == "bench") measured.push_back(r);
   }
   app.apply_rooflines(results, measured);
   return results;

@@ -247,7 +247,24 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
     const bool use_measured =
         c->measured_bandwidth &&
         (r.kind != "bench" || (r.category != "memory" && !c->datasheet_bandwidth.known()));
-    const Peak& bandwidth = use_measured ? *c->measured_bandwidth : c->datasheet_bandwidth;
+    Peak bandwidth = use_measured ? *c->measured_bandwidth : c->datasheet_bandwidth;
+    // An LLM decode row is drawn against the bench row it names (the suite
+    // computed its % of the ceiling from that row), so the roofline and the
+    // row's own figures cite one number, shown in the report under its key.
+    if (r.kind == "llm" && r.evidence.contains("bandwidth_ceiling") &&
+        r.evidence["bandwidth_ceiling"].is_object()) {
+      const json& bc = r.evidence["bandwidth_ceiling"];
+      const double gbps = bc.value("gbps", 0.0);
+      if (std::isfinite(gbps) && gbps > 0) {
+        bandwidth = measured_peak(
+            gbps, "GB/s",
+            fmt::format("best memory benchmark measured in this run ({})", bc.value("key", "")));
+      }
+    }
+    // Memory-bound work (<= 2 FLOP/byte: below the ridge point of every CPU
+    // and GPU in kb/gpus.json) without a bandwidth ceiling gets no bound: the
+    // compute peak alone would call a GEMV at full speed "3%" (issue 19).
+    if (!bandwidth.known() && r.work.bytes > 0 && r.work.flops <= 2 * r.work.bytes) continue;
     // A memory benchmark's bound is the bandwidth: unknown (no datasheet
     // figure) leaves it without one, never bounded by the compute peak.
     if (r.kind == "bench" && r.category == "memory" && !bandwidth.known()) continue;

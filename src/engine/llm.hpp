@@ -43,7 +43,17 @@ struct LlmOptions {
   bool isolate = true;
   double item_timeout_s = 600;
   MachineContext machine;
+  /// Bench rows already measured in this run (the default run's bench
+  /// phase): the GEMM and memory ceilings the rows are drawn against are
+  /// taken from these by key (llm_ceiling_keys); missing ones are measured
+  /// by run_llm with the bench suite first.
+  std::vector<Result> ceilings;
 };
+
+/// The bench keys of the ceilings the rows of `options` are drawn against:
+/// the GEMM ceiling of each prefill's device and dtype, the memory rows of
+/// each decode's device (bench_ceilings.hpp).
+std::vector<std::string> llm_ceiling_keys(const LlmOptions& options);
 
 /// The options with every default resolved (presets, dtype, grids).
 LlmOptions resolve_llm_options(LlmOptions options);
@@ -60,7 +70,8 @@ std::string sdpa_backend_problem(const std::string& backend);
 std::string attention_problem(const std::string& attention);
 
 /// Runs them; never throws for a failing item. Device rows whose CPU twin
-/// ran get `speedup` (device tokens/s over CPU tokens/s).
+/// ran get `speedup` (device tokens/s over CPU tokens/s). The bench rows it
+/// measured as ceilings (those not in `options.ceilings`) come first.
 std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callbacks = {});
 
 }  // namespace accel::engine
