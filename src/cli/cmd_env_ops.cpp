@@ -113,7 +113,7 @@ int cmd_ops(App& app, const OpsArgs& args) {
   app.out("\n" + wrap_to_width(checks_summary_line(results, o.device), style.width) + "\n");
   const std::string problems = render_check_problems(results, style);
   if (!problems.empty()) app.out("\n" + problems);
-  return finish_command(app, report, results);
+  return finish_command(app, report, results, /*problems_listed=*/!problems.empty());
 }
 
 }  // namespace accel::cli

@@ -1,5 +1,7 @@
 #include "cli/phases.hpp"
 
+#include "core/report/console.hpp"
+
 namespace accel::cli {
 
 engine::RunCallbacks progress_callbacks(const App& app) {
@@ -11,9 +13,12 @@ engine::RunCallbacks progress_callbacks(const App& app) {
   return cb;
 }
 
-int finish_command(App& app, Report& report, const std::vector<Result>& results) {
+int finish_command(App& app, Report& report, const std::vector<Result>& results, bool problems_listed) {
   bool failed = false;
   for (const auto& r : results) failed = failed || is_failure(r.status);
+  if (failed) {
+    app.out("\n" + render_exit_reason(report.context.command, results, problems_listed, app.style_stdout()));
+  }
   report.results.insert(report.results.end(), results.begin(), results.end());
   app.write_json_if_requested();
   return failed ? kExitFindings : kExitHealthy;

@@ -17,8 +17,10 @@ namespace accel::cli {
 engine::RunCallbacks progress_callbacks(const App& app);
 /// Adds `results` to the report, writes the outputs asked for, and returns
 /// kExitFindings when a result failed (error, mismatch, crashed, ...), else
-/// kExitHealthy.
-int finish_command(App& app, Report& report, const std::vector<Result>& results);
+/// kExitHealthy; on a failure it first says why on standard output (each
+/// failed result, or one line when the command listed its problems).
+int finish_command(App& app, Report& report, const std::vector<Result>& results,
+                   bool problems_listed = false);
 
 /// The ops options of `args` for the chosen device.
 engine::OpsOptions ops_options(App& app, const OpsArgs& args);

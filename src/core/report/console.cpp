@@ -73,6 +73,8 @@ std::string rpad(const std::string& s, std::size_t width) {
   return std::string(w < width ? width - w : 0, ' ') + f;
 }
 
+std::string wrap_lines(const std::string& text, int width);
+
 /// Columns of a terminal table that fit the terminal: the last column (the
 /// note) takes what is left; when the row does not fit, columns are dropped
 /// lowest priority first and the shrinkable ones (names, shapes) cut, so every
@@ -142,10 +144,43 @@ class Table {
     out_ += bold(fit("[" + title + "]", static_cast<std::size_t>(std::max(style_.width, 20))), style_) + "\n";
   }
 
-  /// `cells`: one per fixed column, then the note.
-  void row(const std::vector<Cell>& cells) { out_ += line_of(cells, false) + "\n"; }
+  /// `cells`: one per fixed column, then the note. A note longer than its
+  /// column is never cut: it wraps onto lines of its own under the note
+  /// column, or, when the column is too narrow to read (a narrow terminal),
+  /// the row gets a marker "[n]" and the note is listed below the table.
+  void row(const std::vector<Cell>& cells) {
+    if (!note_ || cells.size() <= cols_.size() ||
+        display_width(cells[cols_.size()].text) <= static_cast<std::size_t>(note_width_)) {
+      out_ += line_of(cells, false) + "\n";
+      return;
+    }
+    const Cell& note = cells[cols_.size()];
+    std::vector<Cell> first(cells.begin(), cells.end());
+    const auto lines = split_words(note.text, static_cast<std::size_t>(note_width_));
+    if (note_width_ < kMinWrappedNote && lines.size() > 2) {
+      footnotes_.push_back(note);
+      first.back().text = fmt::format("[{}]", footnotes_.size());
+      out_ += line_of(first, false) + "\n";
+      return;
+    }
+    first.back().text = lines.front();
+    out_ += line_of(first, false) + "\n";
+    const std::string lead(static_cast<std::size_t>(note_column()), ' ');
+    for (std::size_t i = 1; i < lines.size(); ++i) out_ += lead + look(note, lines[i]) + "\n";
+  }
 
-  const std::string& str() const { return out_; }
+  /// The table, then the notes that did not fit their column.
+  std::string str() const {
+    std::string out = out_;
+    if (!footnotes_.empty()) {
+      std::string notes;
+      for (std::size_t i = 0; i < footnotes_.size(); ++i) {
+        notes += fmt::format("[{}] {}\n", i + 1, footnotes_[i].text);
+      }
+      out += wrap_lines(notes, std::max(style_.width, 20));
+    }
+    return out;
+  }
 
  private:
   std::string look(const Cell& c, const std::string& text) const {
@@ -173,9 +208,67 @@ class Table {
     return s;
   }
 
+  /// A note column narrower than this lists the notes that would take more
+  /// than two lines below the table.
+  static constexpr int kMinWrappedNote = 24;
+
+  /// The display column where the note starts.
+  int note_column() const {
+    int col = 0;
+    bool first = true;
+    for (std::size_t i = 0; i < cols_.size(); ++i) {
+      if (widths_[i] < 0) continue;
+      col += widths_[i] + (first ? 0 : 1);
+      first = false;
+    }
+    return col + 1;
+  }
+
+  /// Greedy word wrap to `width` columns; a word longer than a line is split.
+  static std::vector<std::string> split_words(const std::string& text, std::size_t width) {
+    std::vector<std::string> lines;
+    std::string cur;
+    std::size_t cur_w = 0;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      std::size_t sp = text.find(' ', pos);
+      if (sp == std::string::npos) sp = text.size();
+      std::string word = text.substr(pos, sp - pos);
+      pos = sp + 1;
+      if (word.empty()) continue;
+      while (display_width(word) > width) {  // split on code-point boundaries
+        if (!cur.empty()) {
+          lines.push_back(cur);
+          cur.clear();
+          cur_w = 0;
+        }
+        std::size_t cols = 0, i = 0;
+        while (i < word.size() && cols < width) {
+          ++i;
+          while (i < word.size() && (static_cast<unsigned char>(word[i]) & 0xC0) == 0x80) ++i;
+          ++cols;
+        }
+        lines.push_back(word.substr(0, i));
+        word = word.substr(i);
+      }
+      const std::size_t ww = display_width(word);
+      if (ww == 0) continue;
+      if (!cur.empty() && cur_w + 1 + ww > width) {
+        lines.push_back(cur);
+        cur.clear();
+        cur_w = 0;
+      }
+      cur += (cur.empty() ? "" : " ") + word;
+      cur_w += ww + (cur_w ? 1 : 0);
+    }
+    if (!cur.empty() || lines.empty()) lines.push_back(cur);
+    return lines;
+  }
+
   std::vector<Column> cols_;
   std::string note_header_;
   ConsoleStyle style_;
+  std::vector<Cell> footnotes_;
   std::vector<int> widths_;
   bool note_ = true;
   int note_width_ = 0;
@@ -462,16 +555,34 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
   };
   Table t({{"test", 18, 10, 100},
            {"batch", 5, 5, 85},
-           {"model", 14, 8, 60},
+           {"model", 12, 8, 60},
            {"dtype", 5, 5, 70},
            {"device", 7, 6, 75},
-           {"tokens/s", 14, 9, 95, true},
+           {"tokens/s", 10, 9, 95, true},
            {"latency", 24, 14, 50, true},
            {"roofline", 10, 9, 90, true},
            {"vs CPU", 9, 7, 80, true}},
           "note", style);
   std::string attribution, memory, problems;
+  // The ceilings the rows' "% GEMM" and "% BW" are of: bench rows of the
+  // same report, by key (the same prefill reads 88% against one run's
+  // measured GEMM and 44% against another's: the figure is said, issue 19).
+  std::vector<std::string> ceilings;
+  auto add_ceiling = [&](const Result& r, const char* field, const char* number, const char* unit) {
+    if (!r.evidence.contains(field) || !r.evidence[field].is_object()) return;
+    const json& c = r.evidence[field];
+    const double v = c.value(number, 0.0);
+    const std::string text =
+        v > 0 ? fmt::format("{} {} ({})", c.value("key", ""),
+                            std::string(unit) == "tflops" ? format_tflops(v) : format_gbps(v),
+                            c.value("source", ""))
+              : fmt::format("{}: {}", c.value("key", ""), c.value("source", ""));
+    if (std::find(ceilings.begin(), ceilings.end(), text) == ceilings.end()) ceilings.push_back(text);
+  };
   for (const auto& r : results) {
+    if (r.kind != "llm") continue;  // the bench rows measured as ceilings have their own table
+    add_ceiling(r, "gemm_ceiling", "tflops", "tflops");
+    add_ceiling(r, "bandwidth_ceiling", "gbps", "gbps");
     std::string rate = "-", lat = "-", roof = "-";
     if (auto v = metric(r, "tokens_per_s")) rate = format_sig3(*v);
     if (auto v = metric(r, "ttft_ms")) lat = "TTFT " + format_us(*v * 1000);
@@ -540,6 +651,12 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
   }
   if (!memory.empty()) {
     out += "\n" + bold("Peak device memory:", style) + "\n" + wrap_lines(memory + "\n", style.width);
+  }
+  if (!ceilings.empty()) {
+    std::string lines;
+    for (const auto& c : ceilings) lines += "  " + c + "\n";
+    out += "\n" + bold("Ceilings (% GEMM and % BW are of these bench rows):", style) + "\n" +
+           wrap_lines(lines, style.width);
   }
   if (!problems.empty()) {
     out += "\n" + bold("Not measured or failed:", style) + "\n" + wrap_lines(problems, style.width);
@@ -667,11 +784,38 @@ std::string checks_summary_line(const std::vector<Result>& results, const std::s
   add(Status::hung, "hung", "hung");
   add(Status::unavailable, "unavailable", "unavailable");
   add(Status::skipped, "skipped", "skipped");
-  if (warnings) s += fmt::format(" | {} warning{}", warnings, warnings == 1 ? "" : "s");
+  if (warnings) s += fmt::format(" | {} torch warning{} (listed below)", warnings, warnings == 1 ? "" : "s");
   if (!speedups.empty()) {
     s += fmt::format(" | median speed-up {} vs CPU", format_ratio(summarize(speedups).median));
   }
   return s;
+}
+
+std::string render_exit_reason(const std::string& command, const std::vector<Result>& results,
+                               bool listed_above, const ConsoleStyle& style) {
+  std::vector<const Result*> failed;
+  for (const auto& r : results) {
+    if (is_failure(r.status)) failed.push_back(&r);
+  }
+  if (failed.empty()) return "";
+  const char* what = command == "ops" ? "checks" : command == "bench" ? "benchmarks" : "results";
+  std::string out = fmt::format("{} exits 1: {} of {} {} failed{}\n", command, failed.size(), results.size(),
+                                what, listed_above ? " (listed above)" : ":");
+  if (!listed_above) {
+    constexpr std::size_t kMax = 12;
+    for (std::size_t i = 0; i < failed.size() && i < kMax; ++i) {
+      const Result& r = *failed[i];
+      std::string why = r.reason;
+      if (r.error) {
+        why = r.error->cause.empty() ? r.error->message : r.error->cause + " (" + r.error->message + ")";
+      }
+      out += fmt::format("{} {} [{}]: {}\n", colorize_status(r.status, "●", style), r.key,
+                         to_string(r.status), why);
+    }
+    if (failed.size() > kMax)
+      out += fmt::format("  and {} more (the JSON report has them all)\n", failed.size() - kMax);
+  }
+  return wrap_lines(out, style.width);
 }
 
 namespace {

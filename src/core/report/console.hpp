@@ -34,6 +34,13 @@ std::string wrap_to_width(const std::string& text, int width);
 /// "Summary: 98/104 ok on cuda:0 | 2 errors | ... | median speed-up 14.2x vs CPU"
 std::string checks_summary_line(const std::vector<Result>& results, const std::string& device);
 
+/// Why a measuring command exits 1, for the end of its terminal output: ""
+/// when no result failed; else "<command> exits 1: N of M <what> failed"
+/// and, unless `listed_above` (ops prints its problems itself), each failed
+/// result with its whole reason (at most 12, then a count).
+std::string render_exit_reason(const std::string& command, const std::vector<Result>& results,
+                               bool listed_above, const ConsoleStyle& style);
+
 /// Benchmarks as a table grouped by category (gemm, memory, transfer, launch).
 std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style);
 
