@@ -82,7 +82,13 @@ const DeviceChoice& App::device_choice() {
   Environment& env = environment();
   if (!env.selection) {
     try {
-      env.selection = select_device(options_.device, env.devices);
+      DeviceSelectionContext why;
+      why.torch_backend = env.torch.backend;
+      why.torch_version = env.torch.version;
+      for (const auto& g : env.gpus) {
+        if (!g.name.empty()) why.gpus_found.push_back(g.name);
+      }
+      env.selection = select_device(options_.device, env.devices, why);
     } catch (const DeviceSelectionError& e) {
       throw UsageError(e.what());
     }

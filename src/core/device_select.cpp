@@ -27,7 +27,8 @@ std::string existing(const std::vector<DeviceInfo>& devices) {
 }
 }  // namespace
 
-DeviceChoice select_device(const std::string& request, const std::vector<DeviceInfo>& devices) {
+DeviceChoice select_device(const std::string& request, const std::vector<DeviceInfo>& devices,
+                           const DeviceSelectionContext& context) {
   DeviceChoice choice;
   choice.requested = request;
   const std::string req = lower(request.empty() ? "auto" : request);
@@ -86,6 +87,18 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
   std::vector<const DeviceInfo*> of_type;
   for (const auto& d : devices) {
     if (d.id.rfind(type + ":", 0) == 0) of_type.push_back(&d);
+  }
+  if (of_type.empty() && type == "cuda" && context.torch_backend == "cpu") {
+    const std::string found =
+        context.gpus_found.empty()
+            ? std::string()
+            : fmt::format(" This machine has {} (found without torch).", fmt::join(context.gpus_found, ", "));
+    throw DeviceSelectionError(fmt::format(
+        "'{}' needs a CUDA or ROCm build of torch, and this torch{} was built without either (a CPU-only "
+        "build), so it can use no GPU.{} Install the CUDA or ROCm torch for your GPU (pytorch.org's install "
+        "selector) and build accel-doctor against it (scripts/setup.sh uses the Python torch that imports). "
+        "Devices here: {}",
+        request, context.torch_version.empty() ? "" : " " + context.torch_version, found, existing(devices)));
   }
   if (of_type.empty()) {
     throw DeviceSelectionError(

@@ -58,3 +58,29 @@ TEST(DeviceSelect, ErrorsListTheDevicesThatExist) {
   EXPECT_THROW(select_device("cuda:x", devs), DeviceSelectionError);
   EXPECT_THROW(select_device("cuda:0", {}), DeviceSelectionError);
 }
+
+TEST(DeviceSelect, GpuRequestOnACpuOnlyTorchSaysTheBuildHasNoGpuSupport) {
+  DeviceSelectionContext ctx;
+  ctx.torch_backend = "cpu";
+  ctx.torch_version = "2.4.0+cpu";
+  ctx.gpus_found = {"AMD Radeon RX 6650 XT"};
+  for (const char* request : {"cuda", "cuda:0", "hip"}) {
+    try {
+      select_device(request, {}, ctx);
+      FAIL() << "expected an error for " << request;
+    } catch (const DeviceSelectionError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("built without either (a CPU-only build)"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("2.4.0+cpu"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("RX 6650 XT"), std::string::npos) << msg;
+    }
+  }
+  // A GPU build that sees no device keeps the plain message.
+  ctx.torch_backend = "cuda";
+  try {
+    select_device("cuda", {}, ctx);
+    FAIL();
+  } catch (const DeviceSelectionError& e) {
+    EXPECT_NE(std::string(e.what()).find("no cuda device is visible to torch"), std::string::npos);
+  }
+}
