@@ -168,9 +168,9 @@ int main(int argc, char** argv) {
   auto* report = cli.add_subcommand(
       "report",
       "render saved JSON reports (--from, repeatable: merged into one) as --html, --format md|jsonl|text");
-  report->add_option("--from", report_args.from, "a report.json written by --json (repeatable)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  // Not CLI::ExistingFile: a file that cannot be read gets the same message
+  // from report, diagnose and compare (read_report_file: path and reason).
+  report->add_option("--from", report_args.from, "a report.json written by --json (repeatable)")->required();
 
   DiagnoseArgs diagnose_args;
   auto* diagnose_cmd = cli.add_subcommand(

@@ -119,6 +119,31 @@ std::string chosen_device(const Report& r) {
 
 }  // namespace
 
+std::vector<std::string> environment_differences(const Environment& a, const Environment& b) {
+  std::vector<std::string> out;
+  auto differ = [&](const std::string& what, const std::string& x, const std::string& y) {
+    if (!x.empty() && !y.empty() && x != y) out.push_back(fmt::format("{}: {} vs {}", what, x, y));
+  };
+  auto number = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string(); };
+  differ("torch", a.torch.version, b.torch.version);
+  differ("torch CUDA", a.torch.cuda_version, b.torch.cuda_version);
+  differ("torch HIP", a.torch.hip_version, b.torch.hip_version);
+  differ("cuDNN", a.torch.cudnn_version, b.torch.cudnn_version);
+  differ("torch CPU capability", a.torch.cpu_capability, b.torch.cpu_capability);
+  differ("torch intra-op threads", number(a.torch.intra_op_threads), number(b.torch.intra_op_threads));
+  differ("torch inter-op threads", number(a.torch.inter_op_threads), number(b.torch.inter_op_threads));
+  differ("CPU BLAS", a.blas.name + (a.blas.version.empty() ? "" : " " + a.blas.version),
+         b.blas.name + (b.blas.version.empty() ? "" : " " + b.blas.version));
+  differ("NVIDIA driver", a.driver.nvidia_driver, b.driver.nvidia_driver);
+  differ("ROCm", a.driver.rocm_version, b.driver.rocm_version);
+  differ("amdgpu driver", a.driver.amdgpu_driver, b.driver.amdgpu_driver);
+  differ("CPU", a.host.cpu_model, b.host.cpu_model);
+  differ("logical cores", number(a.host.logical_cores), number(b.host.logical_cores));
+  differ("CPU governor / power plan", a.host.cpu_governor, b.host.cpu_governor);
+  differ("OS", a.host.os, b.host.os);
+  return out;
+}
+
 Comparison compare_reports(const Report& a, const Report& b, const CompareOptions& options,
                            const std::string& origin_a, const std::string& origin_b) {
   Comparison c;
@@ -131,9 +156,9 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
   const std::string da = chosen_device(a), db = chosen_device(b);
   if (!da.empty() && !db.empty() && da != db)
     c.notes.push_back(fmt::format("measured devices differ: {} vs {}", da, db));
-  const auto& ta = a.context.environment.torch.version;
-  const auto& tb = b.context.environment.torch.version;
-  if (!ta.empty() && !tb.empty() && ta != tb) c.notes.push_back(fmt::format("torch {} vs {}", ta, tb));
+  for (const auto& note : environment_differences(a.context.environment, b.context.environment)) {
+    c.notes.push_back("environment differs (it can explain the changes below): " + note);
+  }
 
   std::set<std::string> seen;
   for (const auto& ra : a.results) {

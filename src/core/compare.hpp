@@ -48,6 +48,12 @@ enum class Change {
 
 std::string_view to_string(Change c);
 
+/// What differs between the environments of two runs and can move their
+/// figures (torch and its CUDA/HIP/cuDNN, the CPU BLAS, thread counts,
+/// drivers, CPU, power plan, OS): "CPU BLAS: reference vs openblas 0.3.21";
+/// a fact missing on either side is not compared.
+std::vector<std::string> environment_differences(const Environment& a, const Environment& b);
+
 struct CompareOptions {
   double min_change = 0.05;  ///< floor of the noise threshold (relative)
 };

@@ -1,8 +1,12 @@
 #include "core/evidence.hpp"
 
 #include <array>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -118,6 +122,48 @@ json upgrade_report_json(json doc, const std::string& origin) {
   return doc;
 }
 
+namespace {
+std::string json_text(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 40) + "…" : s;
+}
+
+/// "" when `r` can be a result, else what is wrong with it (one field).
+std::string result_json_problem(const json& r) {
+  if (!r.is_object()) return "a result must be a JSON object, not " + json_text(r);
+  if (!r.contains("key")) return "it has no key";
+  if (!r["key"].is_string()) return "key is " + json_text(r["key"]) + ", not a string";
+  if (r["key"].get<std::string>().empty()) return "key is empty";
+  if (!r.contains("status")) return "it has no status";
+  if (!r["status"].is_string() || !status_from_string(r["status"].get<std::string>())) {
+    std::string names;
+    for (const auto& [st, name] : kStatusNames) names += (names.empty() ? "" : ", ") + std::string(name);
+    return fmt::format("status is {}, not one of {}", json_text(r["status"]), names);
+  }
+  for (const char* t : {"timing", "cpu_timing"}) {
+    if (!r.contains(t) || r[t].is_null()) continue;
+    if (!r[t].is_object()) return fmt::format("{} is {}, not an object", t, json_text(r[t]));
+    const json& tm = r[t];
+    if (tm.contains("median_us") && (!tm["median_us"].is_number() || !(tm["median_us"].get<double>() > 0) ||
+                                     !std::isfinite(tm["median_us"].get<double>()))) {
+      return fmt::format("{}.median_us is {}: a median time must be a positive number", t,
+                         json_text(tm["median_us"]));
+    }
+    if (tm.contains("iqr_us") && (!tm["iqr_us"].is_number() || tm["iqr_us"].get<double>() < 0)) {
+      return fmt::format("{}.iqr_us is {}: a spread cannot be negative", t, json_text(tm["iqr_us"]));
+    }
+  }
+  if (r.contains("work") && r["work"].is_object()) {
+    for (const char* f : {"flops", "bytes"}) {
+      const json& w = r["work"];
+      if (w.contains(f) && (!w[f].is_number() || w[f].get<double>() < 0))
+        return fmt::format("work.{} is {}: it cannot be negative", f, json_text(w[f]));
+    }
+  }
+  return "";
+}
+}  // namespace
+
 Report parse_report(const std::string& text, const std::string& origin) {
   json j;
   try {
@@ -151,9 +197,11 @@ Report parse_report(const std::string& text, const std::string& origin) {
   }
   std::size_t i = 0;
   for (const auto& r : j["results"]) {
-    if (!r.is_object() || !r.contains("key") || !r["key"].is_string() || !r.contains("status") ||
-        !r["status"].is_string()) {
-      throw ReportError(fmt::format("{} is malformed: results[{}] has no key and status", origin, i));
+    if (const std::string why = result_json_problem(r); !why.empty()) {
+      std::string where = fmt::format("results[{}]", i);
+      if (r.is_object() && r.contains("key") && r["key"].is_string() && !r["key"].get<std::string>().empty())
+        where += " (" + r["key"].get<std::string>() + ")";
+      throw ReportError(fmt::format("{} is malformed: {}: {}", origin, where, why));
     }
     ++i;
   }
@@ -165,8 +213,19 @@ Report parse_report(const std::string& text, const std::string& origin) {
 }
 
 Report read_report_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw ReportError(fmt::format("cannot read report '{}': no such file", path));
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ReportError(fmt::format("cannot read report '{}': it is a directory, not a report file", path));
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(fmt::format("cannot open report '{}'", path));
+  if (!in) {
+    const int err = errno;
+    throw ReportError(
+        fmt::format("cannot read report '{}': {}", path, err ? std::strerror(err) : "open failed"));
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_report(ss.str(), fmt::format("report '{}'", path));

@@ -55,7 +55,10 @@ run diagnose_list 0 diagnose --list
 has diagnose_list "cpu_blas_reference" "$OUT"
 run diagnose_no_from 2 diagnose
 run diagnose_missing 2 diagnose --from "$SCRATCH/does-not-exist.json"
-has diagnose_missing "cannot open report" "$ERR"
+has diagnose_missing "does-not-exist.json': no such file" "$ERR"
+# report --from: the same message, not CLI11's own (issue 19)
+run report_missing 2 report --from "$SCRATCH/does-not-exist.json"
+has report_missing "does-not-exist.json': no such file" "$ERR"
 
 # ---- compare with itself: nothing changes
 run compare_self 0 compare "$A" "$A"
@@ -128,6 +131,9 @@ has compare_malformed "not valid JSON" "$ERR"
 run compare_newer 2 compare "$SCRATCH/newer.json" "$A"
 has compare_newer "newer than this accel-doctor reads" "$ERR"
 run compare_missing 2 compare "$A" "$SCRATCH/nope.json"
+has compare_missing "nope.json': no such file" "$ERR"
+run compare_directory 2 compare "$A" "$SCRATCH"
+has compare_directory "it is a directory" "$ERR"
 run diagnose_newer 2 diagnose --from "$SCRATCH/newer.json"
 
 # ---- --redact: planted secrets do not survive in the terminal text or the JSON

@@ -224,10 +224,35 @@ TEST(Compare, ContextDifferencesAreNoted) {
   bool device = false, torch = false;
   for (const auto& n : c.notes) {
     device = device || n.find("measured devices differ") != std::string::npos;
-    torch = torch || n.find("torch 1.13.0 vs 2.11.0+cu130") != std::string::npos;
+    torch = torch || n.find(
+                         "environment differs (it can explain the changes below): torch: 1.13.0 vs "
+                         "2.11.0+cu130") != std::string::npos;
   }
   EXPECT_TRUE(device);
   EXPECT_TRUE(torch);
+}
+
+TEST(Compare, EnvironmentDifferencesThatMoveFigures) {
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  EXPECT_TRUE(environment_differences(a.context.environment, b.context.environment).empty());
+  b.context.environment.blas.name = "openblas";
+  b.context.environment.blas.version = "0.3.21";
+  b.context.environment.torch.intra_op_threads = 7;
+  b.context.environment.host.cpu_governor = "performance";
+  const auto d = environment_differences(a.context.environment, b.context.environment);
+  auto has = [&](const std::string& text) {
+    return std::any_of(d.begin(), d.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("CPU BLAS: reference")) << ::testing::PrintToString(d);
+  EXPECT_TRUE(has("vs openblas 0.3.21")) << ::testing::PrintToString(d);
+  EXPECT_TRUE(has("torch intra-op threads: ")) << ::testing::PrintToString(d);
+  EXPECT_TRUE(has(" vs 7")) << ::testing::PrintToString(d);
+  // Shown in the comparison itself, before the differences.
+  const Comparison c = compare_reports(a, b);
+  EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(),
+                          [](const std::string& n) { return n.find("CPU BLAS") != std::string::npos; }));
 }
 
 TEST(Compare, JsonOutput) {
@@ -282,6 +307,55 @@ TEST(Compare, UnreadableFilesAreClearErrors) {
   EXPECT_THROW((void)parse_report(R"([1, 2])", "x"), ReportError);
   EXPECT_THROW((void)parse_report(R"({"schema_version": 1, "results": [{"status": "exploded"}]})", "x"),
                ReportError);
+}
+
+/// The message parse_report gives for one result, "" when it parses.
+std::string result_problem(const std::string& result) {
+  try {
+    (void)parse_report(R"({"schema_version": 1, "context": {}, "results": [)" + result + "]}",
+                       "report 'r.json'");
+    return "";
+  } catch (const ReportError& e) {
+    return e.what();
+  }
+}
+
+TEST(Compare, MalformedResultsNameTheFieldAndTheKey) {
+  // A result that has a key but a bad status says so, with the key (issue 19).
+  const std::string bad_status = result_problem(R"({"key": "ops/a/b/fp32", "status": 42})");
+  EXPECT_NE(bad_status.find("results[0] (ops/a/b/fp32): status is 42, not one of ok, error"),
+            std::string::npos)
+      << bad_status;
+  EXPECT_NE(result_problem(R"({"key": "", "status": "ok"})").find("key is empty"), std::string::npos);
+  EXPECT_NE(result_problem(R"({"status": "ok"})").find("it has no key"), std::string::npos);
+  EXPECT_NE(result_problem(R"({"key": "k", "status": "ok", "timing": {"median_us": -3}})")
+                .find("timing.median_us is -3: a median time must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(
+      result_problem(R"({"key": "k", "status": "ok", "timing": {"median_us": 0}})").find("median_us is 0"),
+      std::string::npos);
+  EXPECT_NE(result_problem(R"({"key": "k", "status": "ok", "cpu_timing": {"median_us": 5, "iqr_us": -1}})")
+                .find("cpu_timing.iqr_us"),
+            std::string::npos);
+  EXPECT_NE(result_problem(R"({"key": "k", "status": "ok", "work": {"flops": -1}})").find("work.flops"),
+            std::string::npos);
+  EXPECT_EQ(result_problem(R"({"key": "k", "status": "ok", "timing": {"median_us": 5, "iqr_us": 0.5}})"), "");
+  EXPECT_EQ(result_problem(R"({"key": "k", "status": "error", "timing": null})"), "");
+}
+
+TEST(Compare, UnreadablePathsSayWhy) {
+  try {
+    (void)read_report_file("/nonexistent/dir/r.json");
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("no such file"), std::string::npos) << e.what();
+  }
+  try {
+    (void)read_report_file(report_fixture_path(""));
+    FAIL();
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a directory"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Compare, OlderSchemaGoesThroughTheUpgradePath) {

@@ -93,7 +93,7 @@ TEST(Report, MalformedInputGivesClearErrors) {
   expect_error("{}", "no integer schema_version");
   expect_error(R"({"schema_version": 99})", "newer than this accel-doctor reads");
   expect_error(R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "great"}]})",
-               "unknown status");
+               "results[0] (k): status is \"great\", not one of ok, error");
   expect_error(R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "great"}]})",
                "report 'x.json'");  // every error names the file
   expect_error(R"({"schema_version": 1, "context": {}, "results": [{"status": "ok"}]})", "results[0]");
