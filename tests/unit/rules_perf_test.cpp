@@ -16,6 +16,7 @@ using testing::load_report;
 using testing::mentions;
 using testing::only;
 using testing::run_rules;
+using testing::with_id;
 
 // ---------------------------------------------------------------- CPU BLAS
 
@@ -82,6 +83,62 @@ TEST(RulesPerf, AutocastSilentWhenFp32IsAsFast) {
     }
   }
   EXPECT_FALSE(has(run_rules(r), "autocast"));
+}
+
+/// The recorded CPU run with OpenBLAS (102 GFLOP/s fp32) and bf16 without
+/// AVX512-BF16 (2.8 GFLOP/s): the AVX2 EPYC of issue 19.
+Report cpu_without_fast_bf16() {
+  Report r = load_report("cpu-reference-blas.json");
+  r.context.environment.blas.name = "openblas";
+  for (auto& res : r.results) {
+    if (res.key == "bench/cpu/gemm/square/fp32/512x512x512") res.metrics["tflops"] = 0.102;
+    if (res.key == "bench/cpu/gemm/square/bf16/512x512x512") {
+      res.metrics["tflops"] = 0.0028;
+      res.status = Status::mismatch;  // its kernel accumulates in bf16 too
+      res.reason = "8x8 block of C, relative error 0.034: this kernel accumulates in bf16";
+    }
+  }
+  return r;
+}
+
+TEST(RulesPerf, HalfMuchSlowerThanFp32SaysStayInFp32) {
+  const auto fs = run_rules(cpu_without_fast_bf16());
+  const Finding& f = only(fs, "half_slower_than_fp32");
+  EXPECT_EQ(f.severity, "warning");  // the CPU is the measured device
+  EXPECT_TRUE(mentions(f, "bf16 is 36x slower than fp32")) << f.title;
+  EXPECT_TRUE(mentions(f, "stay in fp32 here")) << f.title;
+  EXPECT_TRUE(mentions(f, "bench/cpu/gemm/square/bf16/512x512x512")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "outside the tolerance")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "AVX512-BF16")) << f.why;
+  EXPECT_TRUE(mentions(f, "Keep models and inputs in fp32")) << f.fix;
+  // Not also "check the BLAS and threads" for the same dtype.
+  for (const auto& g : with_id(fs, "gemm_under_peak")) EXPECT_FALSE(mentions(g, "bf16")) << g.title;
+}
+
+TEST(RulesPerf, HalfSlowerFromATrainingStepAlone) {
+  Report r = load_report("cpu-reference-blas.json");
+  r.results.erase(
+      std::remove_if(r.results.begin(), r.results.end(), [](const Result& x) { return x.kind == "bench"; }),
+      r.results.end());
+  Result step;
+  step.key = "train/cpu/cnn/bf16/b64";
+  step.kind = "train";
+  step.name = "cnn bf16";
+  step.category = "cnn";
+  step.dtype = "bf16";
+  step.device = "cpu";
+  step.status = Status::ok;
+  step.metrics = {{"samples_per_s", 10}, {"speedup_vs_fp32", 1.0 / 15}};
+  r.results.push_back(step);
+  const Finding& f = only(run_rules(r), "half_slower_than_fp32");
+  EXPECT_TRUE(mentions(f, "15x slower")) << f.title;
+  EXPECT_TRUE(mentions(f, "train/cpu/cnn/bf16/b64")) << f.evidence;
+}
+
+TEST(RulesPerf, HalfSlowerSilentWhereHalfIsFast) {
+  for (const char* name : {"h200-healthy.json", "cpu-reference-blas.json"}) {
+    EXPECT_FALSE(has(run_rules(load_report(name)), "half_slower_than_fp32")) << name;
+  }
 }
 
 TEST(RulesPerf, Tf32OffOnATensorCoreGpu) {

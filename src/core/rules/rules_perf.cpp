@@ -13,6 +13,10 @@
 //  - kAutocastRatio 2: fp16/bf16 at least twice the fp32 (TF32 off) rate
 //    means the matrix units are idle in fp32 code.
 //  - kTf32Ratio 1.5: TF32 at least 1.5x plain fp32.
+//  - kHalfSlowRatio 2: fp16/bf16 GEMMs (or training steps) at least twice as
+//    slow as fp32: the device has no fast path for the dtype (a CPU without
+//    AVX512-BF16/AMX ran bf16 GEMMs 36x slower than fp32 and a bf16 CNN
+//    training step 15x slower, issue 19), so low precision only costs.
 //  - kPinnedRatio 1.5: pinned copies at least 1.5x pageable ones.
 //  - kLaunchIdle 0.4: the engine calls a decode step launch-bound when the
 //    device is busy less than 60% of it (llm_suite.cpp).
@@ -38,6 +42,7 @@ constexpr double kGemmLowPercentCpu = 20;
 constexpr double kBandwidthLowPercent = 40;
 constexpr double kAutocastRatio = 2.0;
 constexpr double kTf32Ratio = 1.5;
+constexpr double kHalfSlowRatio = 2.0;
 constexpr double kPinnedRatio = 1.5;
 constexpr double kLaunchIdle = 0.4;
 constexpr double kBatchGain = 2.0;
@@ -178,7 +183,115 @@ void rule_reference_blas(const Ctx& c, std::vector<Finding>& out) {
 
 // ---------------------------------------------------------------- peaks
 
+/// fp16/bf16 on a device where they are much slower than fp32: the GEMM
+/// bench rows (timed, right or not: a result outside its tolerance is still a
+/// speed) and the training steps' speed over fp32 (speedup_vs_fp32).
+struct HalfSlow {
+  std::string device, dtype;
+  double gemm_ratio = 0;  ///< best fp32 over best half GEMM rate; 0 when not measured
+  const Result* gemm_half = nullptr;
+  const Result* gemm_fp32 = nullptr;
+  double train_ratio = 0;  ///< fp32 over half samples/s of the slowest training step; 0 when none
+  const Result* train_row = nullptr;
+  std::vector<std::string> inaccurate;  ///< half results of this device outside their tolerance
+};
+
+std::vector<HalfSlow> half_slower_than_fp32(const Ctx& c) {
+  std::map<std::pair<std::string, std::string>, const Result*> best;
+  for (const auto& r : c.report.results) {
+    if (r.kind != "bench" || (r.status != Status::ok && r.status != Status::mismatch)) continue;
+    const auto k = parse_bench_key(r.key);
+    if (!k || k->group != "gemm" || metric(r, "tflops") <= 0) continue;
+    if (r.roofline && r.roofline->above_peak) continue;
+    auto& b = best[{r.device, k->dtype}];
+    if (!b || metric(r, "tflops") > metric(*b, "tflops")) b = &r;
+  }
+  std::vector<HalfSlow> out;
+  std::set<std::string> devices;
+  for (const auto& r : c.report.results) {
+    if (!r.device.empty()) devices.insert(r.device);
+  }
+  for (const auto& dev : devices) {
+    for (const char* dt : {"bf16", "fp16"}) {
+      HalfSlow h;
+      h.device = dev;
+      h.dtype = dt;
+      const auto f = best.find({dev, "fp32"});
+      const auto lo = best.find({dev, dt});
+      if (f != best.end() && lo != best.end()) {
+        h.gemm_fp32 = f->second;
+        h.gemm_half = lo->second;
+        h.gemm_ratio = metric(*f->second, "tflops") / metric(*lo->second, "tflops");
+      }
+      for (const auto& r : c.report.results) {
+        if (r.kind != "train" || r.device != dev || r.dtype != dt || !ok(r)) continue;
+        const double s = metric(r, "speedup_vs_fp32");
+        if (s > 0 && 1 / s > h.train_ratio) {
+          h.train_ratio = 1 / s;
+          h.train_row = &r;
+        }
+      }
+      if (h.gemm_ratio < kHalfSlowRatio && h.train_ratio < kHalfSlowRatio) continue;
+      for (const auto& r : c.report.results) {
+        if (r.device == dev && r.dtype == dt && r.status == Status::mismatch) h.inaccurate.push_back(r.key);
+      }
+      out.push_back(std::move(h));
+    }
+  }
+  return out;
+}
+
+void rule_half_slower(const Ctx& c, std::vector<Finding>& out) {
+  for (const auto& h : half_slower_than_fp32(c)) {
+    std::vector<std::string> evidence;
+    double ratio = std::max(h.gemm_ratio, h.train_ratio);
+    if (h.gemm_ratio >= kHalfSlowRatio) {
+      evidence.push_back(fmt::format("{} GEMM {} ({}) vs fp32 {} ({}): {} slower", h.dtype,
+                                     rate(metric(*h.gemm_half, "tflops"), "TFLOP/s"), h.gemm_half->key,
+                                     rate(metric(*h.gemm_fp32, "tflops"), "TFLOP/s"), h.gemm_fp32->key,
+                                     times(h.gemm_ratio)));
+    }
+    if (h.train_ratio >= kHalfSlowRatio) {
+      evidence.push_back(fmt::format("training step {} runs {} slower than in fp32 ({})", h.train_row->key,
+                                     times(h.train_ratio), h.train_row->name));
+    }
+    if (!h.inaccurate.empty()) {
+      evidence.push_back(fmt::format("and {} {} result{} outside the tolerance: {}", h.inaccurate.size(),
+                                     h.dtype, h.inaccurate.size() == 1 ? "" : "s",
+                                     list_some(h.inaccurate, 3)));
+    }
+    const bool twin = !c.target_is_cpu() && device_type(h.device) == "cpu";
+    const bool cpu = device_type(h.device) == "cpu";
+    std::string evidence_text;
+    for (const auto& e : evidence) evidence_text += (evidence_text.empty() ? "" : "; ") + e;
+    out.push_back(make_finding(
+        "half_slower_than_fp32", twin ? "info" : "warning",
+        (twin ? 12 : 45) + std::min(15.0, 3 * std::log2(ratio)),
+        fmt::format("{} is {} slower than fp32 on {}: stay in fp32 here", h.dtype, times(ratio),
+                    c.device_label(h.device)),
+        evidence_text,
+        cpu ? fmt::format(
+                  "This CPU has no fast path for {}: without AVX512-BF16/AMX (bf16) or AVX512-FP16 "
+                  "(fp16) torch converts every value and runs slower kernels, so {} or autocast costs "
+                  "speed instead of saving it{}.",
+                  h.dtype, h.dtype, h.inaccurate.empty() ? "" : ", and here precision too")
+            : fmt::format("This device runs {} through a slow path (no {} units, or a library without {} "
+                          "kernels for it), so {} costs speed instead of saving it{}.",
+                          h.dtype, h.dtype, h.dtype, h.dtype,
+                          h.inaccurate.empty() ? "" : ", and precision too"),
+        fmt::format("Keep models and inputs in fp32 on {} (no .half()/.bfloat16(), no autocast to {} there); "
+                    "use {} on hardware that has it{}",
+                    c.device_label(h.device), h.dtype, h.dtype,
+                    cpu ? " (a GPU, or a CPU with AVX512-BF16/AMX such as Xeon 4th gen or Zen 4)" : ""),
+        kRefAmp));
+  }
+}
+
 void rule_gemm_under_peak(const Ctx& c, std::vector<Finding>& out) {
+  // A dtype much slower than fp32 is the half_slower rule's (stay in fp32),
+  // not a BLAS or thread problem.
+  std::set<std::pair<std::string, std::string>> half_slow;
+  for (const auto& h : half_slower_than_fp32(c)) half_slow.insert({h.device, h.dtype});
   std::map<std::pair<std::string, std::string>, const Result*> best;
   for (const auto& row : bench_rows(c, "gemm")) {
     const Result& r = *row.r;
@@ -186,6 +299,7 @@ void rule_gemm_under_peak(const Ctx& c, std::vector<Finding>& out) {
     if (r.work.flops < kMinGemmFlops || row.k.dtype == "int8") continue;
     if (row.k.dtype == "bf16" && peak_emulated(*r.roofline)) continue;         // the bf16 rule says it
     if (r.device == "cpu" && lower(c.env.blas.name) == "reference") continue;  // the BLAS rule says it
+    if (half_slow.count({r.device, row.k.dtype})) continue;
     auto& b = best[{r.device, row.k.dtype}];
     if (!b || r.roofline->percent_of_bound > b->roofline->percent_of_bound) b = &r;
   }
@@ -786,6 +900,11 @@ std::vector<RuleEntry> perf_rules() {
        rule_first_use_cost},
       {"autocast", "bench GEMM fp16/bf16 >= 2x fp32 on a device (info)", rule_autocast},
       {"tf32_off", "bench GEMM tf32 row >= 1.5x the fp32 row (info)", rule_tf32},
+      {"half_slower_than_fp32",
+       "bench GEMM fp16/bf16 >= 2x slower than fp32 on a device, or a training step >= 2x slower than its "
+       "fp32 "
+       "twin: stay in fp32 there (info for the CPU twin of a GPU run)",
+       rule_half_slower},
       {"bf16_emulated",
        "bf16 used on a GPU without bf16 hardware (kb/arch.json family in kb/rules.json, sm < 80, "
        "or an emulated peak)",
