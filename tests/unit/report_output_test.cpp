@@ -429,6 +429,26 @@ TEST(ConsoleOutput, NarrowTerminalsKeepEveryLineWithinTheWidth) {
                          R"(square\s+bf16\s+712 TFLOP/s\s+72%\s*)"});
 }
 
+TEST(ConsoleOutput, ExitReasonListsEachFailedResult) {
+  Result ok;
+  ok.key = "bench/cpu/gemm/square/fp32/512x512x512";
+  ok.status = Status::ok;
+  Result bad = ok;
+  bad.key = "bench/cpu/gemm/llm_decode/bf16/1x4096x4096";
+  bad.status = Status::mismatch;
+  bad.reason = "8x8 block of C, relative error 0.122 (tolerance 0.011): this kernel accumulates in bf16";
+  ConsoleStyle style;
+  style.width = 200;
+  EXPECT_EQ(render_exit_reason("bench", {ok}, false, style), "");
+  const std::string out = render_exit_reason("bench", {ok, bad}, false, style);
+  expect_lines_in_order(out,
+                        {R"(bench exits 1: 1 of 2 benchmarks failed:)",
+                         R"(● bench/cpu/gemm/llm_decode/bf16/1x4096x4096 \[mismatch\]: 8x8 block of C, .*)"
+                         R"(this kernel accumulates in bf16)"});
+  EXPECT_EQ(render_exit_reason("ops", {ok, bad}, true, style),
+            "ops exits 1: 1 of 2 checks failed (listed above)\n");
+}
+
 TEST(ConsoleOutput, NoColourWithoutATerminalOrWithNoColor) {
   EXPECT_TRUE(color_allowed(true, false, nullptr));
   EXPECT_TRUE(color_allowed(true, false, ""));  // NO_COLOR set but empty: no effect (no-color.org)

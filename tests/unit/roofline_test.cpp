@@ -236,6 +236,42 @@ TEST(Ceilings, CpuBenchWithoutDatasheetBandwidth) {
   EXPECT_FALSE(rs[1].roofline);
 }
 
+TEST(Ceilings, MemoryBoundWorkWithoutABandwidthGetsNoComputeOnlyBound) {
+  // bench --filter gemm on a CPU: no memory row, no datasheet bandwidth. The
+  // GEMV (0.5 FLOP/byte) must not read "3% of the compute peak" (issue 19);
+  // the square GEMM (85 FLOP/byte) keeps its compute bound.
+  DeviceCeilings c;
+  c.device = "cpu";
+  c.compute["fp32"] = measured_peak(1.0, "TFLOP/s", "test compute peak");
+  c.datasheet_bandwidth.basis = "unknown";
+  std::vector<Result> rs{bench_row("gemm", 2.0 * 4096 * 4096, 4.0 * 4096 * 4096, 5000),
+                         bench_row("gemm", 2.0 * 512 * 512 * 512, 12.0 * 512 * 512, 2000)};
+  annotate_rooflines(rs, {c});
+  EXPECT_FALSE(rs[0].roofline);
+  ASSERT_TRUE(rs[1].roofline);
+  EXPECT_NEAR(rs[1].roofline->percent_of_bound, 100.0 * 0.134 / 1.0, 1);
+}
+
+TEST(Ceilings, LlmDecodeIsDrawnAgainstTheBenchRowItNames) {
+  // The row's own % of the bandwidth (decode_roofline_pct) and its roofline
+  // cite one figure, the bench row of the same report (issue 19: 9.45 GB/s
+  // quoted next to a copy row of 10.32).
+  DeviceCeilings c;
+  c.device = "cpu";
+  c.compute["fp32"] = measured_peak(1.0, "TFLOP/s", "test compute peak");
+  c.datasheet_bandwidth.basis = "unknown";
+  c.measured_bandwidth = measured_peak(11.34, "GB/s", "best memory benchmark (bench/cpu/memory/reduce)");
+  Result decode = bench_row("llm", 2e6, 1e8, 1e4);  // 10 GB/s
+  decode.kind = "llm";
+  decode.evidence["bandwidth_ceiling"] = {{"key", "bench/cpu/memory/copy/fp32/rotating"}, {"gbps", 10.32}};
+  std::vector<Result> rs{decode};
+  annotate_rooflines(rs, {c});
+  ASSERT_TRUE(rs[0].roofline);
+  EXPECT_DOUBLE_EQ(rs[0].roofline->bandwidth_gbps, 10.32);
+  EXPECT_NE(rs[0].roofline->bandwidth_source.find("bench/cpu/memory/copy/fp32/rotating"), std::string::npos);
+  EXPECT_NEAR(rs[0].roofline->percent_of_bound, 100 * 10 / 10.32, 0.1);
+}
+
 TEST(Ceilings, MeasuredBandwidthIsTheBestMemoryBenchmark) {
   // The H200 host, 2026-11-30: copy 102 GB/s (write-allocate), reduction
   // 150 GB/s: a GEMV reading 155 GB/s is bounded by the reduction.
