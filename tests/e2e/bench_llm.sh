@@ -36,6 +36,21 @@ copy = [x for x in rows.values() if x["name"] == "copy" and x["status"] == "ok"]
 assert copy and copy[0]["metrics"]["gbps"] > 0, "no copy bandwidth"
 assert any(x.get("roofline") for x in rows.values()), "no roofline on any bench row"
 llm = json.load(open(sys.argv[2]))
+# Every ceiling a row quotes is a bench row of the same report, same figure (issue 19).
+bench_rows = {x["key"]: x for x in llm["results"] if x["kind"] == "bench"}
+quoted = 0
+for x in llm["results"]:
+    for field, metric in (("gemm_ceiling", "tflops"), ("bandwidth_ceiling", "gbps")):
+        c = x.get("evidence", {}).get(field)
+        if not c or metric not in c:
+            continue
+        quoted += 1
+        assert c["key"] in bench_rows, (x["key"], c["key"], sorted(bench_rows))
+        assert abs(bench_rows[c["key"]]["metrics"][metric] - c[metric]) <= 1e-9 * c[metric], (x["key"], c)
+        if field == "bandwidth_ceiling" and x.get("roofline"):
+            assert c["key"] in x["roofline"]["bandwidth_source"], (x["key"], x["roofline"]["bandwidth_source"])
+assert quoted >= 2, "no llm row quotes a ceiling"
+llm["results"] = [x for x in llm["results"] if x["kind"] == "llm"]
 by = {x["name"]: x for x in llm["results"]}
 assert by["correctness"]["status"] == "ok", by["correctness"]
 pp = [x for x in llm["results"] if x["name"].startswith("pp")]

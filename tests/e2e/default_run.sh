@@ -34,6 +34,18 @@ kinds = {x["kind"] for x in r["results"]}
 assert {"check", "bench", "llm"} <= kinds, kinds
 assert not [x for x in r["results"] if x["kind"] == "phase"], "a phase failed"
 assert r["verdict"], "no verdict"
+# The LLM rows quote the bench phase's own rows as their ceilings: one figure
+# per key in the whole report (issue 19: 9.45 GB/s quoted, 10.32 shown).
+keys = [x["key"] for x in r["results"]]
+assert len(keys) == len(set(keys)), "a key appears twice"
+bench = {x["key"]: x for x in r["results"] if x["kind"] == "bench"}
+for x in r["results"]:
+    if x["kind"] != "llm":
+        continue
+    for field, metric in (("gemm_ceiling", "tflops"), ("bandwidth_ceiling", "gbps")):
+        c = x.get("evidence", {}).get(field)
+        if c and metric in c:
+            assert c["key"] in bench and bench[c["key"]]["metrics"][metric] == c[metric], (x["key"], c)
 serious = [f for f in r["findings"] if f["severity"] in ("critical", "warning")]
 rc = int(sys.argv[2])
 assert (rc == 1) == bool(serious or [x for x in checks if x["status"] in ("error", "mismatch", "crashed", "hung", "off_device")]), (rc, [f["title"] for f in serious])
