@@ -78,7 +78,7 @@ struct FixOption {
 
 /// One recognised cause in a text.
 struct Diagnosis {
-  std::string id;  ///< kb/errors.json entry id
+  std::string id;  ///< kb/errors/*.json entry id
   std::string title;
   std::string cause;  ///< specialised to the context where a chosen fix refines it
   std::string fix;    ///< already specialised to the context (all of `fixes`, rendered)
@@ -171,7 +171,7 @@ class KnowledgeBase {
   std::size_t error_entry_count() const;
   /// Ids of the error entries, in file order.
   std::vector<std::string> error_entry_ids() const;
-  /// The sample lines of an entry ("examples" in kb/errors.json).
+  /// The sample lines of an entry ("examples" in kb/errors/*.json).
   std::vector<std::string> error_entry_examples(std::string_view id) const;
 
  private:
