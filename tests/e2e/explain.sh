@@ -85,12 +85,15 @@ run garbage_binary 3 explain "$SCRATCH/garbage.bin"
 has garbage_binary "Nothing recognised"
 python3 -c 'import random; random.seed(7); print("\n".join("".join(random.choice("abcdefghij klmnop,.;") for _ in range(80)) for _ in range(2000)))' >"$SCRATCH/garbage.txt"
 run garbage_text 3 explain "$SCRATCH/garbage.txt"
-: >"$SCRATCH/empty.log"
-run empty 3 explain "$SCRATCH/empty.log"
 printf 'epoch 1 loss 0.3\nCUDA available: True\n>>> torch.cuda.is_available()\nTrue\n' >"$SCRATCH/healthy.log"
 run healthy 3 explain "$SCRATCH/healthy.log"
 
 # ---- usage errors: exit 2
+: >"$SCRATCH/empty.log"
+run empty 2 explain "$SCRATCH/empty.log"
+if grep -q "empty.log is empty" <<<"$ERR" && [ "$(wc -l <<<"$ERR")" -eq 1 ]; then pass "empty file is named as empty, in one line"; else fail "empty file: $ERR"; fi
+run empty_stdin 2 explain - </dev/null
+if grep -q "standard input is empty" <<<"$ERR"; then pass "empty standard input is named as empty"; else fail "empty stdin: $ERR"; fi
 run missing 2 explain "$SCRATCH/does-not-exist.log"
 if grep -q "does-not-exist.log" <<<"$ERR"; then pass "missing file is named"; else fail "missing file not named: $ERR"; fi
 run directory 2 explain "$SCRATCH"
