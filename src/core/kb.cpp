@@ -156,6 +156,9 @@ struct ErrorEntry {
   std::vector<std::unique_ptr<RE2>> patterns, window_patterns, unless;
   std::vector<Variant> variants;
   std::vector<std::string> examples, suppresses;
+  /// An evidence entry: its lines only carry facts (a torch version, a wheel
+  /// tag); it is reported only when one of its regular fixes is true.
+  bool evidence = false;
 };
 
 struct Hint {
@@ -258,8 +261,9 @@ void check_captures(const RE2& re, const std::string& where) {
   }
 }
 
-const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set", "cpu_only_torch",
-                                          "cuda_older_than_arch", "driver_older_than_cuda"};
+const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
+                                          "cpu_only_torch",          "cuda_older_than_arch",
+                                          "driver_older_than_cuda",  "wheel_lacks_arch"};
 const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",          "os_not",
                                             "gfx_support", "gfx_family", "gfx_override"};
 
@@ -456,6 +460,11 @@ void load_errors(const std::vector<fs::path>& paths, KbData& kb) {
         }
         entry.examples = string_list(e, "examples", where);
         entry.suppresses = string_list(e, "suppresses", where);
+        entry.evidence = e.value("evidence", false);
+        if (entry.evidence && std::none_of(entry.variants.begin(), entry.variants.end(),
+                                           [](const Variant& v) { return !v.fallback; })) {
+          throw KbError(fmt::format("{}: an evidence entry needs conditional (non-fallback) fixes", where));
+        }
         kb.errors.push_back(std::move(entry));
       }
     } catch (const json::exception& ex) {
@@ -497,6 +506,11 @@ void load_arch(const fs::path& path, KbData& kb) {
         a.name = s.value("name", "");
         a.min_cuda = s.value("min_cuda", "");
         a.wheel = s.value("wheel", "");
+        if (s.contains("wheels_without")) {
+          for (const auto& w : s.at("wheels_without")) {
+            a.wheels_without.push_back({w.at("cuda").get<std::string>(), w.at("torch").get<std::string>()});
+          }
+        }
         kb.sm[target] = a;
       }
     }
@@ -969,6 +983,22 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     if (c.sm && !c.sm->min_cuda.empty() && !f.torch_cuda.empty()) {
       result = tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
     }
+  } else if (key == "wheel_lacks_arch") {
+    // True when torch's CUDA and version fall in a range of official wheels
+    // that leave the GPU's architecture out; unknown without the sm, torch's
+    // CUDA, or (for a range that starts at some torch version) the version.
+    if (c.sm && !f.torch_cuda.empty()) {
+      result = Tri::F;
+      for (const auto& w : c.sm->wheels_without) {
+        if (compare_versions(f.torch_cuda, w.cuda) < 0) continue;
+        if (f.torch_version.empty()) {
+          result = Tri::U;
+        } else if (compare_versions(f.torch_version, w.torch) >= 0) {
+          result = Tri::T;
+          break;
+        }
+      }
+    }
   } else if (key == "driver_older_than_cuda") {
     const std::string need = min_driver(c);
     if (!f.driver.empty() && !need.empty()) {
@@ -1194,7 +1224,8 @@ struct Chosen {
   bool applies;
 };
 
-Diagnosis build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st, const MachineFacts& facts) {
+std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st,
+                                         const MachineFacts& facts) {
   EvalContext c{kb, facts, st.captures};
   if (!facts.gfx.empty()) {
     const auto it = kb.gfx.find(facts.gfx);
@@ -1219,6 +1250,7 @@ Diagnosis build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st,
                               : (t == Tri::T ? regular_true : regular_unknown);
     bucket.push_back({&v, t == Tri::T});
   }
+  if (e.evidence && regular_true.empty()) return std::nullopt;  // the facts say nothing wrong
   std::vector<Chosen> shown;
   bool listing = false;
   if (!regular_true.empty()) {
@@ -1300,7 +1332,7 @@ std::vector<Diagnosis> finish(const KbData& kb, Scanner& sc, const MachineContex
   for (std::size_t i = 0; i < kb.errors.size(); ++i) {
     auto& st = states[i];
     if (st.count == 0 || st.unless || suppressed.count(kb.errors[i].id)) continue;
-    out.push_back(build_diagnosis(kb, kb.errors[i], st, facts));
+    if (auto d = build_diagnosis(kb, kb.errors[i], st, facts)) out.push_back(std::move(*d));
   }
   std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
     if (a.score != b.score) return a.score > b.score;

@@ -130,6 +130,12 @@ struct SmArch {
   std::string name;
   std::string min_cuda;  ///< first CUDA version with this architecture
   std::string wheel;     ///< which torch build to install for it
+  /// Official torch wheels that leave this architecture out: every wheel of
+  /// CUDA >= `cuda` of torch >= `torch` ("wheels_without" in arch.json).
+  struct WheelDrop {
+    std::string cuda, torch;
+  };
+  std::vector<WheelDrop> wheels_without;
 };
 
 class KnowledgeBase {
