@@ -369,5 +369,31 @@ TEST(KbEvidence, AnErrorEntryTakesOverTheEvidence) {
   EXPECT_FALSE(testing::has_id(ds, "torch_build_evidence"));
 }
 
+// ---------------------------------------------------------------- pasted text
+
+// Reports wrap long warnings and editors turn quotes curly; the causes must
+// survive both (synthetic lines shaped like the held-out reports).
+TEST(KbPasted, WrappedFallbackWarningIsRecognised) {
+  const auto ds = repo_kb().explain(
+      "UserWarning: The operator 'aten::normal.Tensor_Tensor' is not currently supported on the \n"
+      "DML backend and will fall back to run on the CPU. This may have performance implications.\n",
+      MachineContext{});
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().id, "op_cpu_fallback");
+  EXPECT_NE(ds.front().fix.find("aten::normal.Tensor_Tensor"), std::string::npos) << ds.front().fix;
+}
+
+TEST(KbPasted, CurlyQuotedDllPathIsRecognised) {
+  const auto d = repo_kb().classify(
+      "Error loading \xE2\x80\x9C"
+      "C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\xE2\x80\x9D or one of "
+      "its "
+      "dependencies.",
+      MachineContext{});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->id, "windows_dll_load_failed");
+  EXPECT_NE(d->fix.find("libomp140"), std::string::npos) << d->fix;
+}
+
 }  // namespace
 }  // namespace accel
