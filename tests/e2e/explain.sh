@@ -79,6 +79,16 @@ has unknown_arch "HSA_OVERRIDE_GFX_VERSION=10.3.0"
 has unknown_arch "PYTORCH_ROCM_ARCH"
 has unknown_arch "HIP_VISIBLE_DEVICES"
 
+# ---- evidence without an error: the torch build read from a pip list / collect_env line
+printf 'Package    Version\ntorch                     2.4.0+cpu\n' >"$SCRATCH/piplist.log"
+run cpu_wheel 0 explain "$SCRATCH/piplist.log" --gpu "NVIDIA GeForce RTX 3060"
+has cpu_wheel "CPU-only"
+has cpu_wheel "whl/cu126"
+printf 'PyTorch version: 2.8.0+cu128\nGPU models and configuration: GPU 0: NVIDIA GeForce GTX 1080\n' >"$SCRATCH/pascal.log"
+run pascal_cu128 0 explain "$SCRATCH/pascal.log"
+has pascal_cu128 "without sm_61"
+has pascal_cu128 "whl/cu126"
+
 # ---- nothing recognised: exit 3
 head -c 200000 /dev/urandom >"$SCRATCH/garbage.bin"
 run garbage_binary 3 explain "$SCRATCH/garbage.bin"
