@@ -213,7 +213,7 @@ struct ExplainArgs {
   /// The diagnoses as JSON on standard output.
   bool json = false;
 };
-/// Recognises causes in a log (kb/errors.json) and prints them with their fix.
+/// Recognises causes in a log (kb/errors/*.json) and prints them with their fix.
 /// Exit 0 when something was recognised, 3 when nothing was, 2 on a usage error.
 int cmd_explain(App& app, const ExplainArgs& args);
 /// The machine context `explain --from` takes from a saved report.

@@ -124,7 +124,7 @@ std::string render_human(const ExplainResult& r, const std::string& source, cons
     out += fmt::format("Nothing recognised in {}.\n", what);
     if (!machine.empty()) out += fmt::format("Machine: {}\n", machine);
     out +=
-        "The knowledge base (kb/errors.json) has no signature for these lines; paste the full traceback,\n"
+        "The knowledge base (kb/errors/) has no signature for these lines; paste the full traceback,\n"
         "including the lines before the final error, or run `accel-doctor` on the machine itself.\n";
     if (r.long_lines) {
       out += fmt::format(
@@ -232,6 +232,13 @@ int cmd_explain(App& app, const ExplainArgs& args) {
     if (!in) throw UsageError(fmt::format("cannot read {}: {}", args.file, std::strerror(errno)));
     result = kb.explain_stream(in, ctx);
     if (in.bad()) throw UsageError(fmt::format("error while reading {}", args.file));
+  }
+  if (result.bytes == 0) {
+    // Not "nothing recognised": there was nothing to read (an empty file, or a
+    // pipe whose producer wrote nothing, e.g. a command that failed first).
+    throw UsageError(
+        fmt::format("{} is empty (0 bytes): nothing to explain; give the file or pipe that holds the log",
+                    use_stdin ? "standard input" : args.file));
   }
 
   if (args.json) {

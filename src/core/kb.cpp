@@ -156,6 +156,9 @@ struct ErrorEntry {
   std::vector<std::unique_ptr<RE2>> patterns, window_patterns, unless;
   std::vector<Variant> variants;
   std::vector<std::string> examples, suppresses;
+  /// An evidence entry: its lines only carry facts (a torch version, a wheel
+  /// tag); it is reported only when one of its regular fixes is true.
+  bool evidence = false;
 };
 
 struct Hint {
@@ -258,8 +261,9 @@ void check_captures(const RE2& re, const std::string& where) {
   }
 }
 
-const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set", "cpu_only_torch",
-                                          "cuda_older_than_arch", "driver_older_than_cuda"};
+const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
+                                          "cpu_only_torch",          "cuda_older_than_arch",
+                                          "driver_older_than_cuda",  "wheel_lacks_arch"};
 const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",          "os_not",
                                             "gfx_support", "gfx_family", "gfx_override"};
 
@@ -331,95 +335,141 @@ std::vector<Variant> load_variants(const json& arr, KbData& kb, const std::strin
   return out;
 }
 
-void load_errors(const fs::path& path, KbData& kb) {
-  const json doc = read_json_file(path);
-  const std::string file = path.filename().string();
-  try {
-    if (doc.contains("hints")) {
-      for (const auto& h : doc.at("hints")) {
-        Hint hint;
-        hint.id = h.at("id").get<std::string>();
-        const std::string where = fmt::format("{} hint {}", file, hint.id);
-        for (const auto& p : string_list(h, "patterns", where)) hint.patterns.push_back(compile(p, where));
-        for (const auto& p : string_list(h, "window_patterns", where))
-          hint.window_patterns.push_back(compile(p, where));
-        kb.hints.push_back(std::move(hint));
-      }
+/// The error files of a kb directory: every `errors/*.json` (one file per
+/// ecosystem) in name order; without an `errors/` directory, the single
+/// `errors.json` of the older layout (small test kbs; an `errors.json` left
+/// beside `errors/` by an older copy or install is ignored). Empty when there
+/// are none.
+std::vector<fs::path> error_files(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (fs::is_directory(root / "errors", ec)) {
+    for (const auto& e : fs::directory_iterator(root / "errors", ec)) {
+      if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path());
     }
-    if (doc.contains("facts")) {
-      for (const auto& f : doc.at("facts")) {
-        FactPattern fp;
-        const std::string pattern = f.at("pattern").get<std::string>();
-        const std::string where = fmt::format("{} fact '{}'", file, pattern);
-        fp.re = compile(pattern, where);
-        for (const auto& [name, idx] : fp.re->NamedCapturingGroups()) {
-          (void)idx;
-          if (!fact_names().count(name))
-            throw KbError(fmt::format("{}: unknown fact name '{}'", where, name));
+    std::sort(out.begin(), out.end());
+  }
+  if (out.empty() && fs::is_regular_file(root / "errors.json", ec)) out.push_back(root / "errors.json");
+  return out;
+}
+
+/// Loads every error file as one knowledge base: the hints, facts and fix
+/// sets of all files first (an entry may use a hint or fix set of another
+/// file), then the entries; ids are unique across files.
+void load_errors(const std::vector<fs::path>& paths, KbData& kb) {
+  std::vector<json> docs;
+  docs.reserve(paths.size());
+  for (const auto& path : paths) docs.push_back(read_json_file(path));
+  // Pass 0: hints and facts; pass 1: fix sets (their conditions name hints).
+  for (std::size_t k = 0; k < 2 * paths.size(); ++k) {
+    const std::size_t i = k % paths.size();
+    const bool first_pass = k < paths.size();
+    const json& doc = docs[i];
+    const std::string file = paths[i].filename().string();
+    try {
+      if (!doc.is_object()) throw KbError(fmt::format("{}: the file must hold a JSON object", file));
+      if (first_pass && doc.contains("hints")) {
+        for (const auto& h : doc.at("hints")) {
+          Hint hint;
+          hint.id = h.at("id").get<std::string>();
+          const std::string where = fmt::format("{} hint {}", file, hint.id);
+          for (const auto& p : string_list(h, "patterns", where)) hint.patterns.push_back(compile(p, where));
+          for (const auto& p : string_list(h, "window_patterns", where))
+            hint.window_patterns.push_back(compile(p, where));
+          kb.hints.push_back(std::move(hint));
         }
-        if (f.contains("set")) {
-          for (const auto& [k, v] : f.at("set").items()) {
-            if (!fact_names().count(k)) throw KbError(fmt::format("{}: unknown fact name '{}'", where, k));
-            fp.set[k] = v.get<std::string>();
+      }
+      if (first_pass && doc.contains("facts")) {
+        for (const auto& f : doc.at("facts")) {
+          FactPattern fp;
+          const std::string pattern = f.at("pattern").get<std::string>();
+          const std::string where = fmt::format("{} fact '{}'", file, pattern);
+          fp.re = compile(pattern, where);
+          for (const auto& [name, idx] : fp.re->NamedCapturingGroups()) {
+            (void)idx;
+            if (!fact_names().count(name))
+              throw KbError(fmt::format("{}: unknown fact name '{}'", where, name));
           }
+          if (f.contains("set")) {
+            for (const auto& [k, v] : f.at("set").items()) {
+              if (!fact_names().count(k)) throw KbError(fmt::format("{}: unknown fact name '{}'", where, k));
+              fp.set[k] = v.get<std::string>();
+            }
+          }
+          kb.facts.push_back(std::move(fp));
         }
-        kb.facts.push_back(std::move(fp));
       }
+      if (!first_pass && doc.contains("fix_sets")) {
+        for (const auto& [name, arr] : doc.at("fix_sets").items()) {
+          kb.fix_sets[name] = load_variants(arr, kb, fmt::format("{} fix set {}", file, name));
+        }
+      }
+    } catch (const json::exception& ex) {
+      throw KbError(fmt::format("kb file {}: {}", paths[i].string(), ex.what()));
     }
-    if (doc.contains("fix_sets")) {
-      for (const auto& [name, arr] : doc.at("fix_sets").items()) {
-        kb.fix_sets[name] = load_variants(arr, kb, fmt::format("{} fix set {}", file, name));
+  }
+  std::map<std::string, std::string> ids;  // id -> file
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const json& doc = docs[i];
+    const std::string file = paths[i].filename().string();
+    try {
+      if (!doc.contains("errors")) continue;
+      for (const auto& e : doc.at("errors")) {
+        ErrorEntry entry;
+        entry.id = e.at("id").get<std::string>();
+        const std::string where = fmt::format("{} entry {}", file, entry.id);
+        if (const auto [it, fresh] = ids.emplace(entry.id, file); !fresh) {
+          throw KbError(fmt::format("{}: duplicate id (also in {})", where, it->second));
+        }
+        entry.title = e.value("title", "");
+        entry.cause = e.value("cause", "");
+        entry.fix = e.value("fix", "");
+        entry.reference = e.value("reference", "");
+        entry.severity = e.value("severity", "error");
+        if (entry.severity != "error" && entry.severity != "warning" && entry.severity != "info") {
+          throw KbError(fmt::format("{}: severity must be error, warning or info", where));
+        }
+        entry.priority = e.value("priority", 50.0);
+        const auto status = status_from_string(e.value("status", "error"));
+        if (!status || (*status != Status::error && *status != Status::unavailable)) {
+          throw KbError(
+              fmt::format("{}: status must be error or unavailable (what an operator check that fails "
+                          "with this message becomes)",
+                          where));
+        }
+        entry.status = *status;
+        for (const auto& p : string_list(e, "patterns", where)) {
+          entry.patterns.push_back(compile(p, where));
+          check_captures(*entry.patterns.back(), where);
+        }
+        for (const auto& p : string_list(e, "window_patterns", where)) {
+          entry.window_patterns.push_back(compile(p, where));
+          check_captures(*entry.window_patterns.back(), where);
+        }
+        if (entry.patterns.empty() && entry.window_patterns.empty()) {
+          throw KbError(fmt::format("{}: no patterns", where));
+        }
+        for (const auto& p : string_list(e, "unless", where)) entry.unless.push_back(compile(p, where));
+        if (e.contains("fixes")) entry.variants = load_variants(e.at("fixes"), kb, where);
+        entry.fix_set = e.value("fix_set", "");
+        if (!entry.fix_set.empty() && !kb.fix_sets.count(entry.fix_set)) {
+          throw KbError(fmt::format("{}: unknown fix_set '{}'", where, entry.fix_set));
+        }
+        if (entry.fix.empty() && entry.variants.empty() && entry.fix_set.empty()) {
+          throw KbError(fmt::format("{}: needs 'fix', 'fixes' or 'fix_set'", where));
+        }
+        entry.examples = string_list(e, "examples", where);
+        entry.suppresses = string_list(e, "suppresses", where);
+        entry.evidence = e.value("evidence", false);
+        if (entry.evidence && std::none_of(entry.variants.begin(), entry.variants.end(),
+                                           [](const Variant& v) { return !v.fallback; })) {
+          throw KbError(fmt::format("{}: an evidence entry needs conditional (non-fallback) fixes", where));
+        }
+        kb.errors.push_back(std::move(entry));
       }
+    } catch (const json::exception& ex) {
+      throw KbError(fmt::format("kb file {}: {}", paths[i].string(), ex.what()));
     }
-    std::set<std::string> ids;
-    for (const auto& e : doc.at("errors")) {
-      ErrorEntry entry;
-      entry.id = e.at("id").get<std::string>();
-      const std::string where = fmt::format("{} entry {}", file, entry.id);
-      if (!ids.insert(entry.id).second) throw KbError(fmt::format("{}: duplicate id", where));
-      entry.title = e.value("title", "");
-      entry.cause = e.value("cause", "");
-      entry.fix = e.value("fix", "");
-      entry.reference = e.value("reference", "");
-      entry.severity = e.value("severity", "error");
-      if (entry.severity != "error" && entry.severity != "warning" && entry.severity != "info") {
-        throw KbError(fmt::format("{}: severity must be error, warning or info", where));
-      }
-      entry.priority = e.value("priority", 50.0);
-      const auto status = status_from_string(e.value("status", "error"));
-      if (!status || (*status != Status::error && *status != Status::unavailable)) {
-        throw KbError(
-            fmt::format("{}: status must be error or unavailable (what an operator check that fails "
-                        "with this message becomes)",
-                        where));
-      }
-      entry.status = *status;
-      for (const auto& p : string_list(e, "patterns", where)) {
-        entry.patterns.push_back(compile(p, where));
-        check_captures(*entry.patterns.back(), where);
-      }
-      for (const auto& p : string_list(e, "window_patterns", where)) {
-        entry.window_patterns.push_back(compile(p, where));
-        check_captures(*entry.window_patterns.back(), where);
-      }
-      if (entry.patterns.empty() && entry.window_patterns.empty()) {
-        throw KbError(fmt::format("{}: no patterns", where));
-      }
-      for (const auto& p : string_list(e, "unless", where)) entry.unless.push_back(compile(p, where));
-      if (e.contains("fixes")) entry.variants = load_variants(e.at("fixes"), kb, where);
-      entry.fix_set = e.value("fix_set", "");
-      if (!entry.fix_set.empty() && !kb.fix_sets.count(entry.fix_set)) {
-        throw KbError(fmt::format("{}: unknown fix_set '{}'", where, entry.fix_set));
-      }
-      if (entry.fix.empty() && entry.variants.empty() && entry.fix_set.empty()) {
-        throw KbError(fmt::format("{}: needs 'fix', 'fixes' or 'fix_set'", where));
-      }
-      entry.examples = string_list(e, "examples", where);
-      entry.suppresses = string_list(e, "suppresses", where);
-      kb.errors.push_back(std::move(entry));
-    }
-  } catch (const json::exception& ex) {
-    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
   }
 }
 
@@ -456,6 +506,11 @@ void load_arch(const fs::path& path, KbData& kb) {
         a.name = s.value("name", "");
         a.min_cuda = s.value("min_cuda", "");
         a.wheel = s.value("wheel", "");
+        if (s.contains("wheels_without")) {
+          for (const auto& w : s.at("wheels_without")) {
+            a.wheels_without.push_back({w.at("cuda").get<std::string>(), w.at("torch").get<std::string>()});
+          }
+        }
         kb.sm[target] = a;
       }
     }
@@ -928,6 +983,22 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     if (c.sm && !c.sm->min_cuda.empty() && !f.torch_cuda.empty()) {
       result = tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
     }
+  } else if (key == "wheel_lacks_arch") {
+    // True when torch's CUDA and version fall in a range of official wheels
+    // that leave the GPU's architecture out; unknown without the sm, torch's
+    // CUDA, or (for a range that starts at some torch version) the version.
+    if (c.sm && !f.torch_cuda.empty()) {
+      result = Tri::F;
+      for (const auto& w : c.sm->wheels_without) {
+        if (compare_versions(f.torch_cuda, w.cuda) < 0) continue;
+        if (f.torch_version.empty()) {
+          result = Tri::U;
+        } else if (compare_versions(f.torch_version, w.torch) >= 0) {
+          result = Tri::T;
+          break;
+        }
+      }
+    }
   } else if (key == "driver_older_than_cuda") {
     const std::string need = min_driver(c);
     if (!f.driver.empty() && !need.empty()) {
@@ -1153,7 +1224,8 @@ struct Chosen {
   bool applies;
 };
 
-Diagnosis build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st, const MachineFacts& facts) {
+std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st,
+                                         const MachineFacts& facts) {
   EvalContext c{kb, facts, st.captures};
   if (!facts.gfx.empty()) {
     const auto it = kb.gfx.find(facts.gfx);
@@ -1178,6 +1250,7 @@ Diagnosis build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st,
                               : (t == Tri::T ? regular_true : regular_unknown);
     bucket.push_back({&v, t == Tri::T});
   }
+  if (e.evidence && regular_true.empty()) return std::nullopt;  // the facts say nothing wrong
   std::vector<Chosen> shown;
   bool listing = false;
   if (!regular_true.empty()) {
@@ -1259,7 +1332,7 @@ std::vector<Diagnosis> finish(const KbData& kb, Scanner& sc, const MachineContex
   for (std::size_t i = 0; i < kb.errors.size(); ++i) {
     auto& st = states[i];
     if (st.count == 0 || st.unless || suppressed.count(kb.errors[i].id)) continue;
-    out.push_back(build_diagnosis(kb, kb.errors[i], st, facts));
+    if (auto d = build_diagnosis(kb, kb.errors[i], st, facts)) out.push_back(std::move(*d));
   }
   std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
     if (a.score != b.score) return a.score > b.score;
@@ -1297,7 +1370,11 @@ KnowledgeBase& KnowledgeBase::operator=(KnowledgeBase&&) noexcept = default;
 KnowledgeBase KnowledgeBase::load(const std::string& dir) {
   KnowledgeBase kb;
   const fs::path root(dir);
-  load_errors(root / "errors.json", *kb.impl_);
+  const auto files = error_files(root);
+  if (files.empty()) {
+    throw KbError(fmt::format("kb directory {} has no errors/*.json and no errors.json", root.string()));
+  }
+  load_errors(files, *kb.impl_);
   const fs::path arch_path = root / "arch.json";
   if (fs::exists(arch_path)) load_arch(arch_path, *kb.impl_);
   const fs::path env_path = root / "env_vars.json";
@@ -1484,7 +1561,7 @@ std::string find_kb_dir() {
 #endif
   for (const auto& c : candidates) {
     std::error_code ec;
-    if (fs::exists(c / "errors.json", ec)) return fs::weakly_canonical(c, ec).string();
+    if (!error_files(c).empty()) return fs::weakly_canonical(c, ec).string();
   }
   return {};
 }

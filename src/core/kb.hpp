@@ -78,7 +78,7 @@ struct FixOption {
 
 /// One recognised cause in a text.
 struct Diagnosis {
-  std::string id;  ///< kb/errors.json entry id
+  std::string id;  ///< kb/errors/*.json entry id
   std::string title;
   std::string cause;  ///< specialised to the context where a chosen fix refines it
   std::string fix;    ///< already specialised to the context (all of `fixes`, rendered)
@@ -130,6 +130,12 @@ struct SmArch {
   std::string name;
   std::string min_cuda;  ///< first CUDA version with this architecture
   std::string wheel;     ///< which torch build to install for it
+  /// Official torch wheels that leave this architecture out: every wheel of
+  /// CUDA >= `cuda` of torch >= `torch` ("wheels_without" in arch.json).
+  struct WheelDrop {
+    std::string cuda, torch;
+  };
+  std::vector<WheelDrop> wheels_without;
 };
 
 class KnowledgeBase {
@@ -171,7 +177,7 @@ class KnowledgeBase {
   std::size_t error_entry_count() const;
   /// Ids of the error entries, in file order.
   std::vector<std::string> error_entry_ids() const;
-  /// The sample lines of an entry ("examples" in kb/errors.json).
+  /// The sample lines of an entry ("examples" in kb/errors/*.json).
   std::vector<std::string> error_entry_examples(std::string_view id) const;
 
  private:

@@ -79,18 +79,31 @@ has unknown_arch "HSA_OVERRIDE_GFX_VERSION=10.3.0"
 has unknown_arch "PYTORCH_ROCM_ARCH"
 has unknown_arch "HIP_VISIBLE_DEVICES"
 
+# ---- evidence without an error: the torch build read from a pip list / collect_env line
+printf 'Package    Version\ntorch                     2.4.0+cpu\n' >"$SCRATCH/piplist.log"
+run cpu_wheel 0 explain "$SCRATCH/piplist.log" --gpu "NVIDIA GeForce RTX 3060"
+has cpu_wheel "CPU-only"
+has cpu_wheel "whl/cu126"
+printf 'PyTorch version: 2.8.0+cu128\nGPU models and configuration: GPU 0: NVIDIA GeForce GTX 1080\n' >"$SCRATCH/pascal.log"
+run pascal_cu128 0 explain "$SCRATCH/pascal.log"
+has pascal_cu128 "without sm_61"
+has pascal_cu128 "whl/cu126"
+
 # ---- nothing recognised: exit 3
 head -c 200000 /dev/urandom >"$SCRATCH/garbage.bin"
 run garbage_binary 3 explain "$SCRATCH/garbage.bin"
 has garbage_binary "Nothing recognised"
 python3 -c 'import random; random.seed(7); print("\n".join("".join(random.choice("abcdefghij klmnop,.;") for _ in range(80)) for _ in range(2000)))' >"$SCRATCH/garbage.txt"
 run garbage_text 3 explain "$SCRATCH/garbage.txt"
-: >"$SCRATCH/empty.log"
-run empty 3 explain "$SCRATCH/empty.log"
 printf 'epoch 1 loss 0.3\nCUDA available: True\n>>> torch.cuda.is_available()\nTrue\n' >"$SCRATCH/healthy.log"
 run healthy 3 explain "$SCRATCH/healthy.log"
 
 # ---- usage errors: exit 2
+: >"$SCRATCH/empty.log"
+run empty 2 explain "$SCRATCH/empty.log"
+if grep -q "empty.log is empty" <<<"$ERR" && [ "$(wc -l <<<"$ERR")" -eq 1 ]; then pass "empty file is named as empty, in one line"; else fail "empty file: $ERR"; fi
+run empty_stdin 2 explain - </dev/null
+if grep -q "standard input is empty" <<<"$ERR"; then pass "empty standard input is named as empty"; else fail "empty stdin: $ERR"; fi
 run missing 2 explain "$SCRATCH/does-not-exist.log"
 if grep -q "does-not-exist.log" <<<"$ERR"; then pass "missing file is named"; else fail "missing file not named: $ERR"; fi
 run directory 2 explain "$SCRATCH"

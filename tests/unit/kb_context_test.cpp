@@ -318,5 +318,82 @@ TEST(KbContext, MoreSpecificCauseRanksFirst) {
   EXPECT_EQ(ds[0].line_numbers.front(), 1u);
 }
 
+// ---------------------------------------------------------------- evidence in the log
+
+TEST(KbEvidence, CpuWheelIsReportedWithoutAnyError) {
+  MachineContext c;
+  c.gpu = "NVIDIA GeForce RTX 3060";
+  const auto d = top("torch                     2.4.0+cpu\n", c);
+  EXPECT_EQ(d.id, "torch_build_evidence");
+  EXPECT_TRUE(contains_ci(d.cause, "CPU-only")) << d.cause;
+  EXPECT_TRUE(contains_ci(d.fix, "whl/cu126")) << d.fix;
+}
+
+TEST(KbEvidence, PascalWithACu128WheelGetsTheCu126Wheel) {
+  const std::string log =
+      "PyTorch version: 2.8.0+cu128\nGPU models and configuration: GPU 0: NVIDIA GeForce GTX 1080\n";
+  const auto d = top(log, MachineContext{});
+  EXPECT_EQ(d.id, "torch_build_evidence");
+  EXPECT_TRUE(contains_ci(d.cause, "without sm_61")) << d.cause;
+  EXPECT_TRUE(contains_ci(d.fix, "whl/cu126")) << d.fix;
+  // The cu126 wheel of the same release still has Pascal: nothing to report.
+  EXPECT_TRUE(
+      repo_kb()
+          .explain(
+              "PyTorch version: 2.8.0+cu126\nGPU models and configuration: GPU 0: NVIDIA GeForce GTX 1080\n",
+              MachineContext{})
+          .empty());
+}
+
+TEST(KbEvidence, VoltaKeepsCu128ButNotCu130) {
+  MachineContext c;
+  c.arch = "sm_70";
+  EXPECT_TRUE(repo_kb().explain("torch==2.8.0+cu128\n", c).empty());
+  const auto d = top("torch==2.9.0+cu130\n", c);
+  EXPECT_EQ(d.id, "torch_build_evidence");
+  EXPECT_TRUE(contains_ci(d.fix, "cu126")) << d.fix;
+}
+
+TEST(KbEvidence, HealthyBuildSaysNothing) {
+  MachineContext c;
+  c.gpu = "NVIDIA GeForce RTX 4090";
+  EXPECT_TRUE(repo_kb().explain("torch==2.5.1+cu124\n", c).empty());
+  EXPECT_TRUE(repo_kb().explain("PyTorch version: 2.5.1+rocm6.2\n", MachineContext{}).empty());
+}
+
+TEST(KbEvidence, AnErrorEntryTakesOverTheEvidence) {
+  const std::string log = "torch==2.4.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n";
+  const auto ds = repo_kb().explain(log, MachineContext{});
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().id, "torch_not_compiled_with_accelerator");
+  EXPECT_FALSE(testing::has_id(ds, "torch_build_evidence"));
+}
+
+// ---------------------------------------------------------------- pasted text
+
+// Reports wrap long warnings and editors turn quotes curly; the causes must
+// survive both (synthetic lines shaped like the held-out reports).
+TEST(KbPasted, WrappedFallbackWarningIsRecognised) {
+  const auto ds = repo_kb().explain(
+      "UserWarning: The operator 'aten::normal.Tensor_Tensor' is not currently supported on the \n"
+      "DML backend and will fall back to run on the CPU. This may have performance implications.\n",
+      MachineContext{});
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().id, "op_cpu_fallback");
+  EXPECT_NE(ds.front().fix.find("aten::normal.Tensor_Tensor"), std::string::npos) << ds.front().fix;
+}
+
+TEST(KbPasted, CurlyQuotedDllPathIsRecognised) {
+  const auto d = repo_kb().classify(
+      "Error loading \xE2\x80\x9C"
+      "C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\xE2\x80\x9D or one of "
+      "its "
+      "dependencies.",
+      MachineContext{});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->id, "windows_dll_load_failed");
+  EXPECT_NE(d->fix.find("libomp140"), std::string::npos) << d->fix;
+}
+
 }  // namespace
 }  // namespace accel

@@ -123,6 +123,38 @@ TEST_F(KbTempDir, MinimalOldFormatStillLoads) {
   EXPECT_EQ(d->fix, "f");
 }
 
+TEST_F(KbTempDir, SplitFilesLoadAsOneKnowledgeBase) {
+  fs::create_directories(dir_ / "errors");
+  // A hint and a fix set of one file serve an entry of another.
+  write("errors/b_common.json", R"J({"hints": [{"id": "docker", "patterns": ["in a container"]}],
+      "fix_sets": {"shared": [{"when": {"hint": "docker"}, "label": "Docker", "fix": "use --ipc=host"}]}})J");
+  write("errors/a_nccl.json", R"J({"errors": [{"id": "shm", "patterns": ["NCCL shm"], "cause": "c",
+      "fix_set": "shared", "fix": "other"}]})J");
+  // Ignored: an errors.json beside errors/ (left by an older copy of the kb).
+  write("errors.json", R"J({"errors": [{"id": "shm", "patterns": ["x"], "fix": "f"}]})J");
+  const auto kb = KnowledgeBase::load(dir_.string());
+  EXPECT_EQ(kb.error_entry_count(), 1u);
+  const auto d = kb.classify("NCCL shm failed\nrunning in a container", MachineContext{});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->id, "shm");
+  EXPECT_NE(d->fix.find("--ipc=host"), std::string::npos) << d->fix;
+}
+
+TEST_F(KbTempDir, DuplicateIdAcrossFilesNamesBothFiles) {
+  fs::create_directories(dir_ / "errors");
+  write("errors/one.json", R"J({"errors": [{"id": "same", "patterns": ["x"], "fix": "f"}]})J");
+  write("errors/two.json", R"J({"errors": [{"id": "same", "patterns": ["y"], "fix": "f"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("duplicate id"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("one.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("two.json"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, DirectoryWithoutErrorFilesIsAnError) {
+  fs::create_directories(dir_ / "errors");
+  EXPECT_NE(load_error().find("no errors/*.json"), std::string::npos);
+}
+
 // ---------------------------------------------------------------- arch facts
 
 TEST(KbArch, Rdna2TargetsOverrideTo1030) {
