@@ -189,6 +189,15 @@ struct HostInfo {
   std::optional<std::uint64_t> memory_total_bytes;
   std::optional<std::uint64_t> memory_available_bytes;
   std::string cpu_governor;  ///< cpufreq scaling governor / power plan
+  /// CPUs this process may run on (its affinity mask: /proc/self/status
+  /// Cpus_allowed_list, e.g. from taskset, numactl, a container's cpuset).
+  std::optional<int> affinity_cpus;
+  std::string affinity_list;  ///< the mask as the kernel writes it, "0-3,8"
+  /// CPUs' worth of time the cgroup CPU quota allows per period (cgroup v2
+  /// cpu.max, v1 cfs_quota_us / cfs_period_us): `docker run --cpus 2` = 2.0.
+  std::optional<double> cpu_quota_cpus;
+  /// The cgroup memory limit in bytes (v2 memory.max, v1 limit_in_bytes).
+  std::optional<std::uint64_t> memory_limit_bytes;
   NotCollected not_collected;
 };
 
@@ -360,7 +369,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, categor
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
                                                 logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source,
                                                 simd, memory_total_bytes, memory_available_bytes,
-                                                cpu_governor, not_collected)
+                                                cpu_governor, affinity_cpus, affinity_list, cpu_quota_cpus,
+                                                memory_limit_bytes, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, backend, cxx11_abi, config, build,
                                                 cuda_version, hip_version, cudnn_version, miopen_version,

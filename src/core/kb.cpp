@@ -264,8 +264,8 @@ void check_captures(const RE2& re, const std::string& where) {
 const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
                                           "cpu_only_torch",          "cuda_older_than_arch",
                                           "driver_older_than_cuda",  "wheel_lacks_arch"};
-const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",          "os_not",
-                                            "gfx_support", "gfx_family", "gfx_override"};
+const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",           "os_not",
+                                            "gfx_support", "gfx_family", "gfx_override", "env_set"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
   if (!c.is_object()) throw KbError(fmt::format("{}: a condition must be an object", where));
@@ -287,6 +287,9 @@ void validate_condition(const json& c, KbData& kb, const std::string& where) {
       if (!known) throw KbError(fmt::format("{}: unknown hint '{}'", where, id));
     } else if (key == "known") {
       if (!value.is_string()) throw KbError(fmt::format("{}: 'known' takes a fact name", where));
+    } else if (key == "sm_at_least") {
+      if (!value.is_number_integer())
+        throw KbError(fmt::format("{}: 'sm_at_least' takes a compute capability as a number (80)", where));
     } else if (key == "capture") {
       if (!value.is_object()) throw KbError(fmt::format("{}: 'capture' takes {{name: regex}}", where));
       for (const auto& [name, re] : value.items()) {
@@ -750,9 +753,11 @@ void parse_env(std::string_view env, bool env_known, MachineFacts& f) {
   re2::StringPiece input = sp(env);
   std::string name, value;
   bool override_seen = false;
+  f.env_known = f.env_known || env_known;
   while (RE2::FindAndConsume(&input, assign, &name, &value)) {
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
       value = value.substr(1, value.size() - 2);
+    f.env_vars.emplace(name, value);
     if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !value.empty()) {
       override_seen = true;
       if (f.override_value.empty()) f.override_value = value;
@@ -933,6 +938,24 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
   if (key == "hint") {
     const auto id = value.get<std::string>();
     return tri(std::find(f.hints.begin(), f.hints.end(), id) != f.hints.end());
+  }
+  if (key == "env_set") {
+    // A variable of the machine's environment is set: unknown unless the
+    // context lists every variable (a report, the live machine).
+    const std::vector<std::string> names = value.is_string()
+                                               ? std::vector<std::string>{value.get<std::string>()}
+                                               : value.get<std::vector<std::string>>();
+    for (const auto& n : names) {
+      if (f.env_vars.count(n)) return Tri::T;
+    }
+    return f.env_known ? Tri::F : Tri::U;
+  }
+  if (key == "sm_at_least") {
+    // "sm_90" >= 80: the GPU has what that architecture brings (bf16 and TF32
+    // tensor cores from sm_80), so advice that it lacks it must not be given.
+    int have = 0;
+    if (f.sm.size() < 5 || !RE2::FullMatch(f.sm.substr(3), R"((\d+))", &have)) return Tri::U;
+    return tri(have >= value.get<int>());
   }
   if (key == "known") {
     const auto name = value.get<std::string>();

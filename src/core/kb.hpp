@@ -64,7 +64,9 @@ struct MachineFacts {
   std::optional<bool> igpu;            ///< an integrated AMD GPU is present
   std::optional<bool> dgpu;            ///< a discrete GPU is present
   std::optional<bool> cpu_only_torch;  ///< the installed torch is the CPU-only build
-  std::vector<std::string> hints;      ///< ids of kb hints seen (log evidence, environment)
+  std::map<std::string, std::string> env_vars;  ///< NAME=value assignments of the context's environment
+  bool env_known = false;                       ///< env_vars lists every relevant variable that is set
+  std::vector<std::string> hints;               ///< ids of kb hints seen (log evidence, environment)
 };
 
 /// One fix of a diagnosis. `applies` is true when the machine context selects

@@ -11,14 +11,19 @@ namespace accel::engine {
 
 namespace {
 
-/// The last few non-empty lines of a worker's stderr.
+/// The last few non-empty lines of a worker's stderr, without the frames of
+/// a C++ backtrace: torch prints "frame #N: ..." lines after the message, and
+/// the last 12 of them hid the message itself (a bad PYTORCH_CUDA_ALLOC_CONF
+/// crashed every worker with only frames to show, H200 2026-12-01).
 std::string tail_lines(const std::string& text, std::size_t max_lines) {
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size()) {
     auto nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
-    if (nl > start) lines.push_back(text.substr(start, nl - start));
+    const std::string line = text.substr(start, nl - start);
+    const bool frame = line.rfind("frame #", 0) == 0 || line.rfind("Exception raised from ", 0) == 0;
+    if (nl > start && !frame) lines.push_back(line);
     start = nl + 1;
   }
   const std::size_t from = lines.size() > max_lines ? lines.size() - max_lines : 0;
@@ -47,8 +52,8 @@ Result failed_result(const ItemInfo& item, const std::string& device, Status sta
   err.message = headline;
   const std::string tail = tail_lines(stderr_tail, 12);
   if (!tail.empty()) r.evidence["stderr_tail"] = tail;
-  if (kb && !tail.empty()) {
-    if (auto d = kb->classify(tail, machine)) {
+  if (kb && !stderr_tail.empty()) {
+    if (auto d = kb->classify(stderr_tail, machine)) {
       err.cause_id = d->id;
       err.cause = d->cause;
       err.fix = d->fix;

@@ -66,6 +66,31 @@ std::vector<std::string> simd_flags_of_interest(const std::vector<std::string>& 
 /// A /proc/meminfo field in bytes ("MemTotal:  24683652 kB" -> 24683652*1024).
 std::optional<std::uint64_t> meminfo_bytes(std::string_view text, std::string_view key);
 
+/// CPUs in a kernel CPU list ("0-3,8,10-11" -> 7; cpuset(7) list format, as
+/// in /proc/self/status Cpus_allowed_list); nullopt when malformed or empty.
+std::optional<int> cpu_list_count(std::string_view list);
+
+/// The value after "Key:" in a /proc status-style text, trimmed; "" if absent.
+std::string status_field(std::string_view text, std::string_view key);
+
+/// CPUs a cgroup v2 cpu.max line allows ("200000 100000" -> 2.0;
+/// "max 100000" -> nullopt: no quota); nullopt when malformed.
+std::optional<double> cgroup2_cpu_quota(std::string_view cpu_max);
+
+/// CPUs cgroup v1 allows from cpu.cfs_quota_us and cpu.cfs_period_us
+/// ("-1" = no quota -> nullopt).
+std::optional<double> cgroup1_cpu_quota(std::string_view quota_us, std::string_view period_us);
+
+/// A cgroup memory limit in bytes (v2 memory.max, v1 memory.limit_in_bytes);
+/// nullopt for "max" or a v1 "no limit" value (>= 2^62).
+std::optional<std::uint64_t> cgroup_memory_limit(std::string_view text);
+
+/// The cgroup v2 path of this process from /proc/self/cgroup ("0::/a/b" ->
+/// "/a/b"), or for v1 the path of the controller named `v1_controller`
+/// ("4:cpu,cpuacct:/x" -> "/x" for "cpu"); nullopt when absent.
+std::optional<std::string> cgroup_path(std::string_view proc_self_cgroup,
+                                       std::string_view v1_controller = "");
+
 // ---------------------------------------------------------------- BLAS
 
 /// A shared object mapped in this process.

@@ -171,6 +171,79 @@ void probe_frequency(const ProbeRoots& roots, HostInfo& h) {
   }
 }
 
+/// This process's usable CPUs and memory: the affinity mask and the cgroup
+/// CPU quota and memory limit (v2, else v1), the smallest along the cgroup
+/// path (a parent's limit binds its children).
+void probe_limits(const ProbeRoots& roots, HostInfo& h) {
+  std::string err;
+  if (const auto status = read_text(join(roots.proc, "self/status"), &err)) {
+    h.affinity_list = status_field(*status, "Cpus_allowed_list");
+    h.affinity_cpus = cpu_list_count(h.affinity_list);
+    if (!h.affinity_cpus)
+      h.not_collected["affinity_cpus"] = "no Cpus_allowed_list in " + join(roots.proc, "self/status");
+  } else {
+    h.not_collected["affinity_cpus"] = err;
+  }
+  const auto cgroup = read_text(join(roots.proc, "self/cgroup"), &err);
+  if (!cgroup) {
+    h.not_collected["cpu_quota_cpus"] = h.not_collected["memory_limit_bytes"] = err;
+    return;
+  }
+  const std::string fs = join(roots.sys, "fs/cgroup");
+  // Every folder from the process's cgroup up to the root.
+  auto folders = [](const std::string& base, std::string path) {
+    std::vector<std::string> out;
+    while (true) {
+      out.push_back(path.empty() || path == "/" ? base : join(base, path.substr(path[0] == '/' ? 1 : 0)));
+      if (path.empty() || path == "/") break;
+      const auto slash = path.rfind('/');
+      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+    }
+    return out;
+  };
+  bool found_cgroup = false;
+  if (const auto v2 = cgroup_path(*cgroup)) {
+    for (const auto& dir : folders(fs, *v2)) {
+      if (const auto line = read_line(join(dir, "cpu.max"))) {
+        found_cgroup = true;
+        if (const auto q = cgroup2_cpu_quota(*line))
+          h.cpu_quota_cpus = std::min(h.cpu_quota_cpus.value_or(*q), *q);
+      }
+      if (const auto line = read_line(join(dir, "memory.max"))) {
+        found_cgroup = true;
+        if (const auto m = cgroup_memory_limit(*line))
+          h.memory_limit_bytes = std::min(h.memory_limit_bytes.value_or(*m), *m);
+      }
+    }
+  }
+  // v1 mounts the cpu controller as cpu,cpuacct or as cpu alone.
+  const std::string v1_cpu = exists(join(fs, "cpu,cpuacct")) ? join(fs, "cpu,cpuacct") : join(fs, "cpu");
+  if (const auto v1 = cgroup_path(*cgroup, "cpu"); v1 && !found_cgroup) {
+    for (const auto& dir : folders(v1_cpu, *v1)) {
+      const auto quota = read_line(join(dir, "cpu.cfs_quota_us"));
+      const auto period = read_line(join(dir, "cpu.cfs_period_us"));
+      if (quota && period) {
+        found_cgroup = true;
+        if (const auto q = cgroup1_cpu_quota(*quota, *period))
+          h.cpu_quota_cpus = std::min(h.cpu_quota_cpus.value_or(*q), *q);
+      }
+    }
+  }
+  if (const auto v1m = cgroup_path(*cgroup, "memory"); v1m && !h.memory_limit_bytes) {
+    for (const auto& dir : folders(join(fs, "memory"), *v1m)) {
+      if (const auto line = read_line(join(dir, "memory.limit_in_bytes"))) {
+        found_cgroup = true;
+        if (const auto m = cgroup_memory_limit(*line))
+          h.memory_limit_bytes = std::min(h.memory_limit_bytes.value_or(*m), *m);
+      }
+    }
+  }
+  if (!found_cgroup) {
+    h.not_collected["cpu_quota_cpus"] = h.not_collected["memory_limit_bytes"] =
+        "no cgroup cpu.max/memory.max (or v1 equivalents) readable under " + fs;
+  }
+}
+
 }  // namespace
 
 HostInfo probe_host(const ProbeRoots& roots) {
@@ -181,6 +254,7 @@ HostInfo probe_host(const ProbeRoots& roots) {
     probe_cpu(roots, h);
     probe_memory(roots, h);
     probe_frequency(roots, h);
+    probe_limits(roots, h);
   } catch (const std::exception& e) {
     h.not_collected["host"] = std::string("probe failed: ") + e.what();
   }

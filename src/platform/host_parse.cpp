@@ -135,4 +135,79 @@ std::optional<std::uint64_t> meminfo_bytes(std::string_view text, std::string_vi
   return std::nullopt;
 }
 
+std::optional<int> cpu_list_count(std::string_view list) {
+  const std::string t = trim(list);
+  if (t.empty()) return std::nullopt;
+  int count = 0;
+  std::size_t start = 0;
+  while (start <= t.size()) {
+    std::size_t comma = t.find(',', start);
+    if (comma == std::string::npos) comma = t.size();
+    const std::string part = trim(std::string_view(t).substr(start, comma - start));
+    if (part.empty()) return std::nullopt;
+    const auto dash = part.find('-');
+    const auto lo = parse_uint(part.substr(0, dash), 10);
+    const auto hi = dash == std::string::npos ? lo : parse_uint(part.substr(dash + 1), 10);
+    if (!lo || !hi || *hi < *lo || *hi - *lo > 1u << 20) return std::nullopt;
+    count += static_cast<int>(*hi - *lo + 1);
+    start = comma + 1;
+  }
+  return count;
+}
+
+std::string status_field(std::string_view text, std::string_view key) {
+  for (const auto line : lines_of(text)) {
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':') {
+      return trim(line.substr(key.size() + 1));
+    }
+  }
+  return "";
+}
+
+std::optional<double> cgroup2_cpu_quota(std::string_view cpu_max) {
+  const auto f = split_ws(cpu_max);
+  if (f.size() != 2 || f[0] == "max") return std::nullopt;
+  const auto quota = parse_uint(f[0], 10), period = parse_uint(f[1], 10);
+  if (!quota || !period || *period == 0) return std::nullopt;
+  return static_cast<double>(*quota) / static_cast<double>(*period);
+}
+
+std::optional<double> cgroup1_cpu_quota(std::string_view quota_us, std::string_view period_us) {
+  const std::string q = trim(quota_us);
+  if (q.empty() || q[0] == '-') return std::nullopt;
+  const auto quota = parse_uint(q, 10), period = parse_uint(period_us, 10);
+  if (!quota || !period || *period == 0) return std::nullopt;
+  return static_cast<double>(*quota) / static_cast<double>(*period);
+}
+
+std::optional<std::uint64_t> cgroup_memory_limit(std::string_view text) {
+  const std::string t = trim(text);
+  if (t.empty() || t == "max") return std::nullopt;
+  const auto v = parse_uint(t, 10);
+  if (!v || *v >= (1ull << 62)) return std::nullopt;  // v1 writes ~2^63 for "no limit"
+  return v;
+}
+
+std::optional<std::string> cgroup_path(std::string_view proc_self_cgroup, std::string_view v1_controller) {
+  for (const auto line : lines_of(proc_self_cgroup)) {
+    const auto a = line.find(':');
+    const auto b = a == std::string_view::npos ? a : line.find(':', a + 1);
+    if (b == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(a + 1, b - a - 1);
+    const std::string path(trim(line.substr(b + 1)));
+    if (v1_controller.empty()) {
+      if (line.substr(0, a) == "0" && controllers.empty()) return path;
+      continue;
+    }
+    std::size_t s = 0;
+    while (s <= controllers.size()) {
+      auto e = controllers.find(',', s);
+      if (e == std::string_view::npos) e = controllers.size();
+      if (controllers.substr(s, e - s) == v1_controller) return path;
+      s = e + 1;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace accel::platform::detail

@@ -395,5 +395,36 @@ TEST(KbPasted, CurlyQuotedDllPathIsRecognised) {
   EXPECT_NE(d->fix.find("libomp140"), std::string::npos) << d->fix;
 }
 
+// ---------------------------------------------------------------- capabilities and settings (issue 18)
+
+TEST(KbContext, NotSupportedOnHopperIsNeverBlamedOnMissingBf16) {
+  const char* log =
+      "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasDotEx( handle, n, x, "
+      "CUDA_R_16BF, "
+      "incx, y, CUDA_R_16BF, incy, result, CUDA_R_16BF, CUDA_R_32F)`";
+  MachineContext h200 = ctx_arch("sm_90", "cuda");
+  h200.gpu = "NVIDIA H200";
+  h200.env_known = true;  // the whole environment is known: nothing relevant set
+  Diagnosis d = top(log, h200);
+  EXPECT_EQ(d.id, "blas_status_error");
+  EXPECT_FALSE(contains_ci(d.fix, "need Ampere")) << d.fix;
+  EXPECT_TRUE(contains_ci(d.cause, "not the hardware")) << d.cause;
+  // With the setting in the environment, the setting is the answer.
+  h200.env = "CUBLAS_WORKSPACE_CONFIG=:0:0";
+  d = top(log, h200);
+  EXPECT_TRUE(contains_ci(d.cause, "CUBLAS_WORKSPACE_CONFIG")) << d.cause;
+  EXPECT_TRUE(contains_ci(d.fix, ":4096:8")) << d.fix;
+  // A Pascal GPU does lack bf16: the capability advice stays.
+  d = top(log, ctx_arch("sm_61", "cuda"));
+  EXPECT_TRUE(contains_ci(d.fix, "need Ampere")) << d.fix;
+}
+
+TEST(KbContext, InvalidAllocatorSettingIsRecognised) {
+  const Diagnosis d =
+      top("RuntimeError: CachingAllocator option max_split_size_mb too small, must be > 20", {});
+  EXPECT_EQ(d.id, "alloc_conf_invalid");
+  EXPECT_TRUE(contains_ci(d.fix, "max_split_size_mb")) << d.fix;
+}
+
 }  // namespace
 }  // namespace accel

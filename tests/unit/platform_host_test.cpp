@@ -72,6 +72,55 @@ TEST(ProbeHost, CpuOnlyContainer) {
   EXPECT_TRUE(has(h.simd, "avx512_bf16"));
 }
 
+TEST(ProbeHost, ProcessLimitsOfAKubernetesPod) {
+  // Recorded layout of a cgroup v2 pod: affinity 0-3,8; the pod's cpu.max
+  // (2 CPUs) is tighter than its parent's (4); 32 GiB memory limit.
+  const HostInfo h = probe_host(test::recorded("nvidia-server"));
+  EXPECT_EQ(h.affinity_list, "0-3,8");
+  EXPECT_EQ(h.affinity_cpus, 5);
+  ASSERT_TRUE(h.cpu_quota_cpus.has_value());
+  EXPECT_DOUBLE_EQ(*h.cpu_quota_cpus, 2.0);
+  EXPECT_EQ(h.memory_limit_bytes, 34359738368ull);
+}
+
+TEST(ProbeHost, UnlimitedProcessesHaveNoLimitsButAreRead) {
+  const HostInfo laptop = probe_host(test::recorded("amd-laptop-dgpu-igpu"));  // cgroup v2, "max"
+  EXPECT_EQ(laptop.affinity_cpus, 16);
+  EXPECT_FALSE(laptop.cpu_quota_cpus.has_value());
+  EXPECT_FALSE(laptop.memory_limit_bytes.has_value());
+  EXPECT_EQ(laptop.not_collected.count("cpu_quota_cpus"), 0u);
+  const HostInfo container = probe_host(test::recorded("cpu-only"));  // cgroup v1, quota -1
+  EXPECT_EQ(container.affinity_cpus, 2);
+  EXPECT_FALSE(container.cpu_quota_cpus.has_value());
+  EXPECT_FALSE(container.memory_limit_bytes.has_value());  // v1's ~2^63 "no limit"
+  EXPECT_EQ(container.not_collected.count("cpu_quota_cpus"), 0u);
+}
+
+TEST(HostParsers, CpuListsAndCgroupFiles) {
+  using namespace detail;
+  EXPECT_EQ(cpu_list_count("0-3,8,10-11"), 7);
+  EXPECT_EQ(cpu_list_count("0"), 1);
+  EXPECT_EQ(cpu_list_count(" 0-127\n"), 128);
+  EXPECT_FALSE(cpu_list_count("").has_value());
+  EXPECT_FALSE(cpu_list_count("3-1").has_value());
+  EXPECT_FALSE(cpu_list_count("0-3,").has_value());
+  EXPECT_FALSE(cpu_list_count("x").has_value());
+  EXPECT_EQ(status_field("Name:\tpy\nCpus_allowed_list:\t0-1\n", "Cpus_allowed_list"), "0-1");
+  EXPECT_EQ(status_field("Cpus_allowed:\tff\n", "Cpus_allowed_list"), "");
+  EXPECT_DOUBLE_EQ(cgroup2_cpu_quota("150000 100000").value_or(0), 1.5);
+  EXPECT_FALSE(cgroup2_cpu_quota("max 100000").has_value());
+  EXPECT_FALSE(cgroup2_cpu_quota("garbage").has_value());
+  EXPECT_DOUBLE_EQ(cgroup1_cpu_quota("50000", "100000").value_or(0), 0.5);
+  EXPECT_FALSE(cgroup1_cpu_quota("-1", "100000").has_value());
+  EXPECT_EQ(cgroup_memory_limit("1073741824\n"), 1073741824ull);
+  EXPECT_FALSE(cgroup_memory_limit("max").has_value());
+  EXPECT_FALSE(cgroup_memory_limit("9223372036854771712").has_value());
+  EXPECT_EQ(cgroup_path("0::/a/b\n"), "/a/b");
+  EXPECT_EQ(cgroup_path("4:memory:/m\n1:cpu,cpuacct:/c\n0::/\n", "cpu"), "/c");
+  EXPECT_EQ(cgroup_path("4:memory:/m\n", "memory"), "/m");
+  EXPECT_FALSE(cgroup_path("4:memory:/m\n", "cpu").has_value());
+}
+
 TEST(ProbeHost, NonexistentRootSaysWhyAndDoesNotThrow) {
   HostInfo h;
   EXPECT_NO_THROW(h = probe_host(ProbeRoots::under("/nonexistent/accel-doctor")));

@@ -210,5 +210,96 @@ TEST(RulesHealth, ThreadUndersubscriptionOnACpuRun) {
   EXPECT_FALSE(has(run_rules(r), "thread_undersubscription"));
 }
 
+// ---------------------------------------------------------------- settings and limits (issue 18)
+
+/// The recorded H200 run with its matmul checks failing the way the dot
+/// products did with
+/// CUBLAS_WORKSPACE_CONFIG=:0:0 on the H200 (2026-12-01).
+Report h200_with_failing_dots(const std::string& var, const std::string& value) {
+  Report r = load_report("h200-healthy.json");
+  for (auto& res : r.results) {
+    if (res.key.rfind("ops/linalg/matmul/", 0) != 0) continue;
+    res.status = Status::error;
+    res.timing.reset();
+    res.error = ErrorInfo{
+        "CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSdot(handle, n, x, incx, y, "
+        "incy, result)`",
+        "blas_status_error", "the GPU or the BLAS library does not support this dtype or operation",
+        "bf16 GEMMs need Ampere", ""};
+  }
+  if (!var.empty()) r.context.environment.env_vars.push_back(env_var(var, value));
+  return r;
+}
+
+TEST(RulesHealth, ASettingThatBreaksChecksIsNamedInsteadOfTheDevice) {
+  const auto fs = run_rules(h200_with_failing_dots("CUBLAS_WORKSPACE_CONFIG", ":0:0"));
+  const Finding& f = only(fs, "setting_breaks_checks");
+  EXPECT_TRUE(mentions(f, "because CUBLAS_WORKSPACE_CONFIG=:0:0 is set")) << f.title;
+  EXPECT_TRUE(mentions(f, "ops/linalg/matmul/fp32")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "The device is not the cause")) << f.why;
+  EXPECT_TRUE(mentions(f, ":4096:8")) << f.fix;
+  EXPECT_FALSE(has(fs, "op_errors")) << ids(fs);  // no "does not support this dtype" next to it
+  // Without the setting, the failure stays the library's (op_errors).
+  EXPECT_TRUE(has(run_rules(h200_with_failing_dots("", "")), "op_errors"));
+}
+
+TEST(RulesHealth, AnInvalidAllocatorSettingThatCrashesEveryWorkerIsNamed) {
+  Report r = load_report("h200-healthy.json");
+  for (auto& res : r.results) {
+    if (res.kind != "check") continue;
+    res.status = Status::crashed;
+    res.timing.reset();
+    res.reason =
+        "the worker died (exit code 3) before running an item, twice: the device or torch fails to "
+        "initialise";
+    res.error = ErrorInfo{res.reason, "", "", "", ""};
+  }
+  r.context.environment.env_vars.push_back(env_var("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:1"));
+  const auto fs = run_rules(r);
+  const Finding& f = only(fs, "setting_breaks_checks");
+  EXPECT_EQ(f.severity, "critical");
+  EXPECT_TRUE(mentions(f, "crash because PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:1 is set")) << f.title;
+}
+
+TEST(RulesHealth, ProcessLimitedToAFewCpus) {
+  Report r = load_report("h200-healthy.json");  // a GPU run on 16 logical CPUs
+  r.context.environment.host.affinity_cpus = 2;
+  r.context.environment.host.affinity_list = "0-1";
+  r.context.environment.torch.intra_op_threads = 2;
+  const Finding& f = only(run_rules(r), "host_cpu_limited");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "may use 2 of the machine's 16 CPUs")) << f.title;
+  EXPECT_TRUE(mentions(f, "CPU affinity 0-1")) << f.evidence;
+  EXPECT_TRUE(mentions(f, "CPU baseline of every speed-up")) << f.why;
+  EXPECT_TRUE(mentions(f, "--cpuset-cpus")) << f.fix;
+  // A cgroup quota alone, and more torch threads than it allows.
+  Report q = load_report("h200-healthy.json");
+  q.context.environment.host.cpu_quota_cpus = 4.0;
+  const Finding& g = only(run_rules(q), "host_cpu_limited");
+  EXPECT_TRUE(mentions(g, "cgroup CPU quota 4 CPUs")) << g.evidence;
+  EXPECT_TRUE(mentions(g, "more threads than usable CPUs")) << g.evidence;
+  // The whole machine: silent.
+  Report all = load_report("h200-healthy.json");
+  all.context.environment.host.affinity_cpus = 16;
+  EXPECT_FALSE(has(run_rules(all), "host_cpu_limited"));
+}
+
+TEST(RulesHealth, GpuRunWithTorchOnOneThreadSaysSo) {
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.torch.intra_op_threads = 1;
+  r.context.environment.env_vars.push_back(env_var("OMP_NUM_THREADS", "1"));
+  const Finding& f = only(run_rules(r), "thread_undersubscription");
+  EXPECT_EQ(f.severity, "warning");
+  EXPECT_TRUE(mentions(f, "OMP_NUM_THREADS=1")) << f.fix;
+  EXPECT_TRUE(mentions(f, "inflated")) << f.why;
+  EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "thread_undersubscription"));
+}
+
+TEST(RulesHealth, EagerModuleLoadingIsASlowSetting) {
+  Report r = load_report("h200-healthy.json");
+  r.context.environment.env_vars.push_back(env_var("CUDA_MODULE_LOADING", "EAGER"));
+  EXPECT_TRUE(mentions(only(run_rules(r), "slow_setting"), "CUDA_MODULE_LOADING=EAGER"));
+}
+
 }  // namespace
 }  // namespace accel

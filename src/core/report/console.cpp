@@ -948,6 +948,16 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
          return fmt::format("{} logical{}", n,
                             h.physical_cores ? fmt::format(", {} physical", *h.physical_cores) : "");
        }));
+  {
+    // What this process may use: affinity mask and cgroup limits.
+    std::vector<std::string> limits;
+    if (h.affinity_cpus)
+      limits.push_back(fmt::format("affinity {} ({} CPUs)", h.affinity_list, *h.affinity_cpus));
+    if (h.cpu_quota_cpus) limits.push_back(fmt::format("cgroup CPU quota {:.2g} CPUs", *h.cpu_quota_cpus));
+    if (h.memory_limit_bytes)
+      limits.push_back("cgroup memory limit " + format_bytes(static_cast<double>(*h.memory_limit_bytes)));
+    if (!limits.empty()) line(out, "process limits", fmt::format("{}", fmt::join(limits, ", ")));
+  }
   line(out, "max clock",
        h.cpu_max_mhz ? fmt::format("{:.0f} MHz{}", *h.cpu_max_mhz,
                                    h.cpu_clock_source.empty() ? "" : " (" + h.cpu_clock_source + ")")

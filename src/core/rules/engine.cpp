@@ -48,6 +48,32 @@ RuleData RuleData::parse(const std::string& text, const std::string& origin) {
         ++i;
       }
     }
+    if (j.contains("setting_symptoms")) {
+      std::size_t i = 0;
+      for (const auto& e : j.at("setting_symptoms")) {
+        SettingSymptom s;
+        s.name = e.at("name").get<std::string>();
+        s.value = e.value("value", ".*");
+        s.symptoms = e.at("symptoms").get<std::vector<std::string>>();
+        s.effect = e.at("effect").get<std::string>();
+        s.fix = e.value("fix", "");
+        s.source = e.value("source", "");
+        std::vector<std::string> patterns = s.symptoms;
+        patterns.push_back(s.value);
+        for (const auto& p : patterns) {
+          RE2 re(p, RE2::Quiet);
+          if (!re.ok()) {
+            throw RuleDataError(fmt::format("{}: setting_symptoms[{}] ({}): invalid RE2 pattern '{}': {}",
+                                            origin, i, s.name, p, re.error()));
+          }
+        }
+        if (s.symptoms.empty()) {
+          throw RuleDataError(fmt::format("{}: setting_symptoms[{}] ({}): no symptoms", origin, i, s.name));
+        }
+        d.setting_symptoms.push_back(std::move(s));
+        ++i;
+      }
+    }
     if (j.contains("bf16_emulated")) {
       const auto& b = j.at("bf16_emulated");
       d.bf16_emulated_gfx_families = b.value("gfx_families", std::vector<std::string>{});

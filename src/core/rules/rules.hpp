@@ -34,9 +34,22 @@ struct SlowEnvVar {
   std::string fix;  ///< extra advice beyond "unset it"
 };
 
+/// A setting that makes operations fail or crash in a known way (kb/rules.json
+/// `setting_symptoms`): when it is set and a failure's text matches one of
+/// its symptoms, the failure is the setting's, not the device's.
+struct SettingSymptom {
+  std::string name;                   ///< variable name; a trailing '*' matches a prefix
+  std::string value = ".*";           ///< RE2 the value must match in full to count
+  std::vector<std::string> symptoms;  ///< RE2, partial match on the error text and stderr
+  std::string effect;                 ///< what the setting does to cause the failure
+  std::string fix;                    ///< advice beyond "unset it"
+  std::string source;                 ///< where the behaviour is documented or was seen
+};
+
 /// Data the rules use that is not in the rest of kb/ (kb/rules.json).
 struct RuleData {
   std::vector<SlowEnvVar> slow_env_vars;
+  std::vector<SettingSymptom> setting_symptoms;
   /// AMD gfx families without bf16 arithmetic (kb/arch.json family names).
   std::vector<std::string> bf16_emulated_gfx_families;
   /// NVIDIA compute capabilities below this (major*10+minor) have no bf16 tensor cores.

@@ -42,18 +42,47 @@ std::string normalise_message(const std::string& message) {
 
 // ---------------------------------------------------------------- failures
 
+/// The setting of this run's environment whose documented symptom the
+/// failure's text shows (kb/rules.json setting_symptoms), with the variable;
+/// {nullptr, nullptr} when none does.
+std::pair<const SettingSymptom*, const EnvVar*> setting_behind(const Ctx& c, const Result& r) {
+  if (!c.options.data) return {nullptr, nullptr};
+  std::string text = r.reason;
+  if (r.error) text += "\n" + r.error->message;
+  for (const char* k : {"error_full", "stderr_tail"}) {
+    if (r.evidence.contains(k) && r.evidence[k].is_string()) text += "\n" + r.evidence[k].get<std::string>();
+  }
+  for (const auto& s : c.options.data->setting_symptoms) {
+    for (const auto& v : c.env.env_vars) {
+      const bool prefix = !s.name.empty() && s.name.back() == '*';
+      const bool named = prefix ? starts_with(v.name, s.name.substr(0, s.name.size() - 1)) : v.name == s.name;
+      if (!named || !RE2::FullMatch(v.value, s.value)) continue;
+      for (const auto& symptom : s.symptoms) {
+        if (RE2::PartialMatch(text, symptom)) return {&s, &v};
+      }
+    }
+  }
+  return {nullptr, nullptr};
+}
+
 void rule_errors(const Ctx& c, std::vector<Finding>& out) {
   struct Group {
     std::vector<const Result*> results;
     bool crash = false;
   };
   std::map<std::string, Group> groups;
+  std::map<std::string, std::pair<const SettingSymptom*, const EnvVar*>> settings;  // group id -> setting
   std::size_t checks = 0;
   for (const auto& r : c.report.results) {
     if (r.kind == "check") ++checks;
     if (r.status != Status::error && r.status != Status::crashed && r.status != Status::hung) continue;
     std::string id;
-    if (r.error && !r.error->cause_id.empty()) {
+    if (const auto setting = setting_behind(c, r); setting.first) {
+      // A set variable explains it (issue 18): say so before any device or
+      // build explanation.
+      id = "setting:" + setting.second->name;
+      settings[id] = setting;
+    } else if (r.error && !r.error->cause_id.empty()) {
       id = "cause:" + r.error->cause_id;
     } else if (r.status == Status::crashed || r.status == Status::hung) {
       id = std::string("status:") + std::string(to_string(r.status));
@@ -95,6 +124,27 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
     const Result& first = *g.results.front();
     std::vector<std::string> keys;
     for (const auto* r : g.results) keys.push_back(r->key);
+    if (const auto it = settings.find(id); it != settings.end()) {
+      const SettingSymptom& s = *it->second.first;
+      const EnvVar& v = *it->second.second;
+      const std::string message =
+          first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
+      std::string fix = unset_var_advice(c.platform, v.name);
+      if (!s.fix.empty()) fix += "; " + s.fix;
+      const double share = checks > 0 ? static_cast<double>(g.results.size()) / checks : 0;
+      const std::string severity = g.crash || share >= 0.25 ? "critical" : "warning";
+      out.push_back(make_finding(
+          "setting_breaks_checks", severity,
+          (severity == "critical" ? 90 : 60) + std::min<double>(5, keys.size()),
+          fmt::format("{} {} {} because {}={} is set", g.results.size(),
+                      g.results.size() == 1 ? "check" : "checks",
+                      g.crash ? (first.status == Status::hung ? "hang" : "crash") : "fail", v.name, v.value),
+          fmt::format("{}; {}={} in the environment; first message: {}", list_some(keys, 6), v.name, v.value,
+                      message.substr(0, 300)),
+          s.effect + " The device is not the cause: without the setting these operations run.", fix,
+          s.source.empty() ? std::string("kb/rules.json setting_symptoms (accel-doctor)") : s.source));
+      continue;
+    }
     const bool recognised = first.error && !first.error->cause_id.empty();
     const std::string message =
         first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
@@ -360,6 +410,51 @@ std::optional<int> env_int(const Ctx& c, const char* name) {
   }
 }
 
+/// CPUs this process may use: its affinity mask and cgroup CPU quota (rounded
+/// up), whichever is smaller; nullopt when neither was read.
+std::optional<int> usable_cpus(const HostInfo& h) {
+  std::optional<int> n = h.affinity_cpus;
+  if (h.cpu_quota_cpus && *h.cpu_quota_cpus > 0) {
+    const int q = static_cast<int>(std::ceil(*h.cpu_quota_cpus - 1e-9));
+    n = std::min(n.value_or(q), q);
+  }
+  return n;
+}
+
+/// A process limited to part of the machine's CPUs (affinity, cgroup quota).
+void rule_host_cpu_limited(const Ctx& c, std::vector<Finding>& out) {
+  const auto& h = c.env.host;
+  const auto usable = usable_cpus(h);
+  if (!usable || !h.logical_cores || *usable >= *h.logical_cores) return;
+  const int logical = *h.logical_cores;
+  std::vector<std::string> by;
+  if (h.affinity_cpus && *h.affinity_cpus < logical)
+    by.push_back(fmt::format("CPU affinity {} ({} CPUs)", h.affinity_list, *h.affinity_cpus));
+  if (h.cpu_quota_cpus && *h.cpu_quota_cpus < logical)
+    by.push_back(fmt::format("cgroup CPU quota {:.2g} CPUs", *h.cpu_quota_cpus));
+  const bool severe = *usable * 2 <= logical;
+  std::string evidence =
+      fmt::format("{} of {} logical CPUs usable: {}", *usable, logical, fmt::join(by, "; "));
+  if (c.env.torch.intra_op_threads)
+    evidence += fmt::format("; torch intra-op threads {}", *c.env.torch.intra_op_threads);
+  const bool over = c.env.torch.intra_op_threads && *c.env.torch.intra_op_threads > *usable;
+  if (over) evidence += " (more threads than usable CPUs: they preempt each other)";
+  out.push_back(make_finding(
+      "host_cpu_limited", severe || over ? "warning" : "info", severe ? (c.target_is_cpu() ? 62 : 42) : 14,
+      fmt::format("This process may use {} of the machine's {} CPUs", *usable, logical), evidence,
+      c.target_is_cpu()
+          ? "Every CPU figure of this run (GEMM rate, bandwidth, operator times) describes that part of the "
+            "machine, and models run at that speed."
+          : "The host side of GPU work runs on these CPUs: kernel launches, data loading and augmentation, "
+            "operators that fall back to the CPU, and the CPU baseline of every speed-up this report shows. "
+            "Too "
+            "few CPUs leave the GPU waiting for input.",
+      "The launcher or container set it: taskset / numactl, docker run --cpus / --cpuset-cpus, a Kubernetes "
+      "CPU limit, Slurm --cpus-per-task; give the job more CPUs, or if the limit is meant, match torch's "
+      "threads and DataLoader num_workers to it (torch.set_num_threads)",
+      "https://docs.kernel.org/admin-guide/cgroup-v2.html#cpu"));
+}
+
 void rule_threads(const Ctx& c, std::vector<Finding>& out) {
   const auto& h = c.env.host;
   const auto threads = c.env.torch.intra_op_threads;
@@ -418,8 +513,29 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
         "https://pytorch.org/docs/stable/notes/cpu_threading_torchscript_inference.html"));
     return;
   }
-  // The other way round: cores torch leaves idle when the CPU does the work.
-  const int cores = physical > 0 ? physical : logical;
+  // The other way round: cores torch leaves idle. On a CPU run every figure
+  // is the CPU's; on a GPU run the host side (CPU fallbacks, the CPU twin of
+  // every speed-up, preprocessing in the process) runs on these threads.
+  const int cores = std::min(physical > 0 ? physical : logical, usable_cpus(h).value_or(logical));
+  if (!c.target_is_cpu() && t * 2 <= cores && cores >= 4) {
+    const EnvVar* omp = c.env_var("OMP_NUM_THREADS");
+    out.push_back(make_finding(
+        "thread_undersubscription", "warning", 35,
+        fmt::format("torch uses {} of {} cores for its CPU work", t, cores),
+        fmt::format("intra-op threads {}, physical cores {}, logical {}{}", t,
+                    physical > 0 ? std::to_string(physical) : "?", logical,
+                    omp ? ", OMP_NUM_THREADS=" + omp->value : ""),
+        "The GPU does the model's work, but the host side runs on these threads: operators that fall back to "
+        "the CPU, tensors prepared in the process, and the CPU baseline of every speed-up this report shows "
+        "(measured on a fraction of the machine, so the speed-ups are inflated).",
+        omp ? fmt::format(
+                  "OMP_NUM_THREADS={} limits it (launchers such as torchrun set 1 per process): raise it "
+                  "to {} / number of processes, or unset it",
+                  omp->value, cores)
+            : fmt::format("torch.set_num_threads({}) at start-up, or OMP_NUM_THREADS={}", cores, cores),
+        "https://pytorch.org/docs/stable/notes/cpu_threading_torchscript_inference.html"));
+    return;
+  }
   if (c.target_is_cpu() && t < cores) {
     const EnvVar* omp = c.env_var("OMP_NUM_THREADS");
     out.push_back(make_finding(
@@ -637,7 +753,9 @@ void rule_slow_env(const Ctx& c, std::vector<Finding>& out) {
 std::vector<RuleEntry> health_rules() {
   return {
       {"op_errors",
-       "checks with status error/crashed/hung, one finding per kb cause (or per normalised message)",
+       "checks with status error/crashed/hung, one finding per kb cause (or per normalised message); "
+       "setting_breaks_checks first when a set variable's documented symptom (kb/rules.json "
+       "setting_symptoms) is in the failure's text",
        rule_errors},
       {"wrong_results", "checks with status mismatch", rule_wrong_results},
       {"off_device", "checks whose output left the device", rule_off_device},
@@ -651,8 +769,13 @@ std::vector<RuleEntry> health_rules() {
       {"thread_oversubscription",
        "intra-op threads > logical cores, or x BLAS threads > logical cores; info: > "
        "physical cores on a CPU run; thread_undersubscription: on a CPU run fewer intra-op threads than "
-       "cores (warning at half or less)",
+       "cores (warning at half or less); on a GPU run half the cores or less (of >= 4)",
        rule_threads},
+      {"host_cpu_limited",
+       "the process's CPU affinity or cgroup CPU quota allows fewer CPUs than the machine has (warning at "
+       "half or "
+       "less, or with more torch threads than usable CPUs)",
+       rule_host_cpu_limited},
       {"cpu_power_saving", "cpu_governor powersave / a power-saver plan", rule_governor},
       {"gpu_shared", "NVML other_compute_processes > 0", rule_gpu_processes},
       {"pcie_link_degraded",
