@@ -421,7 +421,7 @@ TEST(KbContext, NotSupportedOnHopperIsNeverBlamedOnMissingBf16) {
 
 TEST(KbContext, InvalidAllocatorSettingIsRecognised) {
   const Diagnosis d =
-      top("RuntimeError: CachingAllocator option max_split_size_mb too small, must be > 20", {});
+      top("RuntimeError: CachingAllocator option max_split_size_mb too small, must be >= 20", {});
   EXPECT_EQ(d.id, "alloc_conf_invalid");
   EXPECT_TRUE(contains_ci(d.fix, "max_split_size_mb")) << d.fix;
 }
