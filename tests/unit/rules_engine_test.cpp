@@ -14,6 +14,7 @@ using testing::has;
 using testing::ids;
 using testing::load_report;
 using testing::run_rules;
+using testing::with_id;
 
 TEST(RulesEngine, HealthyH200HasNoWarnings) {
   const Report r = load_report("h200-healthy.json");
@@ -61,6 +62,36 @@ TEST(RulesEngine, RecordedCpuDefaultRunFlagsOnlyTheKnownExceptions) {
     EXPECT_TRUE(known.count(f.id)) << f.id << " (" << f.severity << "): " << f.title;
   }
   EXPECT_TRUE(blas);
+}
+
+TEST(RulesEngine, RecordedH200RunsUnderHarmfulSettingsNameTheSetting) {
+  // Issue 18: the default run on the H200 under single-setting changes
+  // (docs/validation/2026-12-01-h200); the unchanged run stays healthy.
+  const Report base = validation_report("2026-12-01-h200/doctor-baseline.json");
+  for (const auto& f : run_rules(base)) EXPECT_EQ(f.severity, "info") << f.id << ": " << f.title;
+  struct Case {
+    const char* file;
+    const char* finding;
+    const char* names;
+  };
+  for (const Case& c :
+       {Case{"doctor-omp_1.json", "thread_undersubscription", "OMP_NUM_THREADS=1"},
+        Case{"doctor-taskset_2.json", "host_cpu_limited", "affinity 0-1"},
+        Case{"doctor-cublas_ws_0.json", "setting_breaks_checks", "CUBLAS_WORKSPACE_CONFIG=:0:0"},
+        Case{"doctor-alloc_bad.json", "setting_breaks_checks", "PYTORCH_CUDA_ALLOC_CONF"}}) {
+    const Report r = validation_report(std::string("2026-12-01-h200/") + c.file);
+    const auto fs = run_rules(r);
+    const auto named = with_id(fs, c.finding);
+    ASSERT_EQ(named.size(), 1u) << c.file << ": " << ids(fs);
+    EXPECT_NE(named.front().severity, "info") << c.file;
+    const Finding& f = named.front();
+    EXPECT_NE((f.title + " " + f.evidence + " " + f.fix).find(c.names), std::string::npos)
+        << c.file << ": " << f.title << " | " << f.evidence;
+    EXPECT_TRUE(needs_attention(r, fs)) << c.file;
+    for (const auto& g : fs) {
+      EXPECT_EQ(g.title.find("does not support this dtype"), std::string::npos) << c.file << ": " << g.title;
+    }
+  }
 }
 
 TEST(RulesEngine, RankedByImpactThenSeverity) {
