@@ -264,8 +264,9 @@ void check_captures(const RE2& re, const std::string& where) {
 const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
                                           "cpu_only_torch",          "cuda_older_than_arch",
                                           "driver_older_than_cuda",  "wheel_lacks_arch"};
-const std::set<std::string> kStringConds = {"vendor",      "backend",    "os",           "os_not",
-                                            "gfx_support", "gfx_family", "gfx_override", "env_set"};
+const std::set<std::string> kStringConds = {"vendor",       "backend",     "os",
+                                            "os_not",       "gfx_support", "gfx_family",
+                                            "gfx_override", "env_set",     "measured_on"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
   if (!c.is_object()) throw KbError(fmt::format("{}: a condition must be an object", where));
@@ -779,6 +780,7 @@ MachineFacts parse_context(const KbData& kb, const MachineContext& ctx) {
   const std::string all =
       ctx.arch + " | " + ctx.gpu + " | " + ctx.backend + " | " + ctx.versions + " | " + ctx.os;
   f.gpu = trim(ctx.gpu);
+  f.measured_device = ctx.measured_device.substr(0, ctx.measured_device.find(':'));
   // OS: the os field first, then anything else that names one.
   f.os = os_family(ctx.os);
   if (f.os.empty()) f.os = os_family(all);
@@ -938,6 +940,11 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
   if (key == "hint") {
     const auto id = value.get<std::string>();
     return tri(std::find(f.hints.begin(), f.hints.end(), id) != f.hints.end());
+  }
+  if (key == "measured_on") {
+    // The device an operator check ran on ("cpu"): false, never unknown,
+    // for a pasted log, which measured nothing.
+    return tri(!f.measured_device.empty() && matches_value(value, f.measured_device, false));
   }
   if (key == "env_set") {
     // A variable of the machine's environment is set: unknown unless the

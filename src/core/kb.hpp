@@ -41,6 +41,9 @@ struct MachineContext {
   /// True when `env` lists every relevant variable that was set (e.g. taken
   /// from a report), so a variable missing from it is known to be unset.
   bool env_known = false;
+  /// The device the run measured ("cpu", "cuda:0"): the context of an
+  /// operator check's error; empty for a pasted log.
+  std::string measured_device = {};
 };
 
 /// Facts read from a MachineContext (and, in explain, from the log itself).
@@ -66,6 +69,7 @@ struct MachineFacts {
   std::optional<bool> cpu_only_torch;  ///< the installed torch is the CPU-only build
   std::map<std::string, std::string> env_vars;  ///< NAME=value assignments of the context's environment
   bool env_known = false;                       ///< env_vars lists every relevant variable that is set
+  std::string measured_device;                  ///< the measured device's type ("cpu", "cuda"); "" for a log
   std::vector<std::string> hints;               ///< ids of kb hints seen (log evidence, environment)
 };
 

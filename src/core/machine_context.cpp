@@ -20,6 +20,7 @@ MachineContext machine_context_of(const Environment& env, const std::string& dev
   MachineContext m;
   m.os = env.host.os;
   m.backend = env.torch.backend;
+  m.measured_device = device;
   std::vector<std::string> archs, names, versions;
   auto name_of = [](const std::string& name, const std::optional<bool>& integrated) {
     return name + (integrated && *integrated ? " (integrated)" : "");
@@ -67,7 +68,8 @@ json machine_context_to_json(const MachineContext& m) {
               {"gpu", m.gpu},
               {"versions", m.versions},
               {"env", m.env},
-              {"env_known", m.env_known}};
+              {"env_known", m.env_known},
+              {"measured_device", m.measured_device}};
 }
 
 MachineContext machine_context_from_json(const json& j) {
@@ -80,6 +82,7 @@ MachineContext machine_context_from_json(const json& j) {
   m.versions = j.value("versions", "");
   m.env = j.value("env", "");
   m.env_known = j.value("env_known", false);
+  m.measured_device = j.value("measured_device", "");
   return m;
 }
 

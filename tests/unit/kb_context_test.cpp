@@ -426,5 +426,32 @@ TEST(KbContext, InvalidAllocatorSettingIsRecognised) {
   EXPECT_TRUE(contains_ci(d.fix, "max_split_size_mb")) << d.fix;
 }
 
+TEST(KbContext, HalfKernelMissingOnAMeasuredCpuDoesNotBlameTheGpu) {
+  // Issue 19: on a run that chose the CPU, "the GPU is not used at all" is
+  // the wrong story; for a pasted log it stays the likely one.
+  const char* log = "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'";
+  MachineContext cpu_run;
+  cpu_run.measured_device = "cpu";
+  Diagnosis d = top(log, cpu_run);
+  EXPECT_EQ(d.id, "dtype_not_implemented");
+  EXPECT_TRUE(contains_ci(d.fix, "the device this run measures")) << d.fix;
+  EXPECT_FALSE(contains_ci(d.fix, "GPU is not used at all")) << d.fix;
+  d = top(log, MachineContext{});
+  EXPECT_TRUE(contains_ci(d.fix, "GPU is not used at all")) << d.fix;
+  MachineContext gpu_run;
+  gpu_run.measured_device = "cuda:0";
+  d = top(log, gpu_run);
+  EXPECT_TRUE(contains_ci(d.fix, "GPU is not used at all")) << d.fix;
+}
+
+TEST(KbContext, StftHalfIsAKernelGapNotMixedInputs) {
+  const Diagnosis d = top("RuntimeError: expected scalar type ComplexDouble but found ComplexHalf", {});
+  EXPECT_EQ(d.id, "complex_kernel_dtype");
+  EXPECT_FALSE(contains_ci(d.cause, "fp16 weights with fp32 inputs")) << d.cause;
+  EXPECT_TRUE(contains_ci(d.fix, "x.float()")) << d.fix;
+  // A plain mix of real dtypes is still dtype_mismatch.
+  EXPECT_EQ(top("RuntimeError: expected scalar type Half but found Float", {}).id, "dtype_mismatch");
+}
+
 }  // namespace
 }  // namespace accel
