@@ -6,7 +6,8 @@
 set -euo pipefail
 mode="${1:-build}"
 
-need=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev)
+# ccache: a rebuild after `git pull` or a clean build dir recompiles only what changed.
+need=(cmake ninja-build g++ ccache libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev)
 if [ "$mode" = "test" ]; then
   # chromium: tests/e2e/html_report.sh renders the HTML report headless.
   need+=(libgtest-dev libgmock-dev python3 chromium)
