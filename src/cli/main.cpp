@@ -15,7 +15,7 @@
 
 int main(int argc, char** argv) {
   using namespace accel::cli;
-  // The hidden worker mode runs checks for a parent process (engine/ops.hpp).
+  // The hidden worker mode runs suite items for a parent process (engine/isolation.hpp, docs/architecture.md).
   if (argc >= 2 && std::string(argv[1]) == "__worker") return accel::engine::worker_main();
   accel::platform::install_crash_handler();
 

@@ -475,6 +475,8 @@ std::vector<Result> run_bench(const BenchOptions& options, const RunCallbacks& c
   iso.device = options.device;
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;
+  const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
+  iso.kb = kb ? &*kb : nullptr;
   return run_suite(list_benchmarks(options), iso, options.isolate, callbacks);
 }
 

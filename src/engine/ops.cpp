@@ -81,15 +81,6 @@ const ImplementationTable* implementations() {
   return table ? &*table : nullptr;
 }
 
-std::optional<KnowledgeBase> try_load_kb() {
-  try {
-    return KnowledgeBase::load_default();
-  } catch (const std::exception& e) {
-    std::cerr << "accel-doctor: error causes unavailable: " << e.what() << "\n";
-    return std::nullopt;
-  }
-}
-
 std::string trace_parts_dir(const std::string& trace_path) {
   return trace_path.empty() ? std::string() : trace_path + ".parts";
 }
@@ -186,6 +177,15 @@ class OpsSuite final : public WorkerSuite {
 };
 
 }  // namespace
+
+std::optional<KnowledgeBase> try_load_kb() {
+  try {
+    return KnowledgeBase::load_default();
+  } catch (const std::exception& e) {
+    std::cerr << "accel-doctor: error causes unavailable: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
 
 std::unique_ptr<WorkerSuite> make_ops_suite(const json& job) { return std::make_unique<OpsSuite>(job); }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct OpsOptions {
 
 /// Progress callbacks: on_start before each check, on_result when it is final.
 using OpsCallbacks = RunCallbacks;
+
+/// The knowledge base that names the causes of failed items (workers that
+/// crash or hang included); nullopt, said on stderr, when it cannot be
+/// loaded (results then keep their messages without a cause).
+std::optional<KnowledgeBase> try_load_kb();
 
 /// The checks the filters select, in catalog order.
 std::vector<CheckInfo> list_checks(const OpsOptions& options);

@@ -17,6 +17,7 @@
 #include "engine/llm.hpp"
 #include "engine/llm/model.hpp"
 #include "engine/llm/weights.hpp"
+#include "engine/ops.hpp"
 #include "engine/profiler.hpp"
 #include "engine/timer.hpp"
 
@@ -616,6 +617,8 @@ std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callb
   iso.device = o.device;
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;
+  const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
+  iso.kb = kb ? &*kb : nullptr;
   auto results = run_suite(list_llm(o), iso, options.isolate, callbacks);
   results.insert(results.begin(), measured.begin(), measured.end());
   // Device rows get their speed-up over the CPU twin (same preset and test).

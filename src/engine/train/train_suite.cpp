@@ -10,6 +10,7 @@
 
 #include "core/profile.hpp"
 #include "engine/backend/backend.hpp"
+#include "engine/ops.hpp"
 #include "engine/profiler.hpp"
 #include "engine/timer.hpp"
 #include "engine/train.hpp"
@@ -630,6 +631,8 @@ std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& c
   iso.device = o.device;
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;
+  const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
+  iso.kb = kb ? &*kb : nullptr;
   auto results = run_suite(list_train(o), iso, options.isolate, callbacks);
   auto is_step = [](const Result& r) {
     const auto slash = r.key.rfind('/');
