@@ -19,7 +19,7 @@ cd "$ROOT"
 SECS="${1:-20}"
 BUILD="${FUZZ_BUILD:-build-fuzz}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
-TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text}"
+TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files}"
 SHARED_ERRORS="$ROOT/../shared/fixtures/errors"
 start=$(date +%s)
 
@@ -59,6 +59,7 @@ seeds_of() {
     report) find tests/fixtures/reports -name '*.json' ;;
     host_parse) find tests/fixtures/sysfs -type f \( -name cpuinfo -o -name meminfo -o -name os-release -o -name properties -o -name uevent \) | head -40 ;;
     torch_text) find tests/fixtures/torch_config tests/fixtures/traces -maxdepth 1 -type f -size -512k ;;
+    kb_files) find kb -name '*.json' ;;
   esac
   [ -d "tests/fuzz/seeds/$1" ] && find "tests/fuzz/seeds/$1" -type f
   [ -d "tests/fuzz/crashes/$1" ] && find "tests/fuzz/crashes/$1" -type f
@@ -71,7 +72,7 @@ for t in $TARGETS; do
   corpus="$BUILD/corpus/$t"; art="$BUILD/artifacts/$t"
   rm -rf "$art"; mkdir -p "$corpus" "$art" "$BUILD/seeds/$t"
   seeds_of "$t" | while read -r f; do cp "$f" "$BUILD/seeds/$t/$(echo "$f" | tr '/' '_')"; done
-  max_len=16384; [ "$t" = explain ] && max_len=131072
+  max_len=16384; case "$t" in explain) max_len=131072 ;; kb_files) max_len=262144 ;; esac
   echo "== fuzz_$t for ${SECS}s ($(ls "$BUILD/seeds/$t" | wc -l) seeds)"
   t0=$(children_cpu_ticks)
   rc=0

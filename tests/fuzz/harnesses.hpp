@@ -7,17 +7,24 @@
 // escaping is a finding (the CLI would report it as an internal error).
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
 
+#include "core/compare.hpp"
 #include "core/evidence.hpp"
 #include "core/idx.hpp"
 #include "core/kb.hpp"
+#include "core/peaks.hpp"
 #include "core/profile.hpp"
+#include "core/rules/rules.hpp"
 #include "core/safetensors.hpp"
 #include "core/torch_config.hpp"
 #include "core/worker_protocol.hpp"
@@ -58,12 +65,26 @@ inline int explain(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
-// report JSON (compare, diagnose --from, report --from).
+inline const accel::RuleData& rule_data() {
+  static const accel::RuleData d = accel::RuleData::load(ACCEL_KB_DIR);
+  return d;
+}
+
+// report JSON (compare, diagnose --from, report --from), and what those
+// commands do with an accepted report: the rules engine ("never throws on
+// odd evidence"), the verdict, and a comparison with itself.
 inline int report(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const accel::Report r = accel::parse_report(text, "fuzz");
     (void)accel::json(r).dump();  // what was accepted must serialise again
+    accel::DiagnoseOptions o;
+    o.kb = &kb();
+    o.data = &rule_data();
+    const auto findings = accel::diagnose(r, o);
+    (void)accel::verdict_line(r, findings);
+    (void)accel::needs_attention(r, findings);
+    (void)accel::comparison_to_json(accel::compare_reports(r, r)).dump();
   } catch (const accel::ReportError&) {
     // The documented clear error; any other exception is a finding (exit 4).
   }
@@ -131,6 +152,38 @@ inline int torch_text(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+// kb files (ACCEL_DOCTOR_KB may point anywhere): the bytes as errors.json of
+// a kb directory (RE2 patterns, conditions, fix sets), as rules.json and as
+// gpus.json. Each reader's documented error is a KbError / RuleDataError.
+inline int kb_files(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  struct TempDir {  // one per process, removed at exit
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("accel_fuzz_kb_" + std::to_string(static_cast<long long>(::getpid())));
+    TempDir() { std::filesystem::create_directories(path); }
+    ~TempDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const TempDir tmp;
+  const std::filesystem::path& dir = tmp.path;
+  std::ofstream(dir / "errors.json", std::ios::binary | std::ios::trunc) << text;
+  try {
+    (void)accel::KnowledgeBase::load(dir.string());
+  } catch (const accel::KbError&) {
+  }
+  try {
+    (void)accel::RuleData::parse(text, "fuzz");
+  } catch (const accel::RuleDataError&) {
+  }
+  try {
+    (void)accel::GpuPeakTable::parse(text, "fuzz");
+  } catch (const accel::KbError&) {
+  }
+  return 0;
+}
+
 using Harness = int (*)(const std::uint8_t*, std::size_t);
 struct NamedHarness {
   const char* name;
@@ -140,7 +193,7 @@ inline constexpr NamedHarness kHarnesses[] = {
     {"explain", &explain},           {"report", &report},
     {"safetensors", &safetensors},   {"idx", &idx},
     {"worker_event", &worker_event}, {"host_parse", &host_parse},
-    {"torch_text", &torch_text},
+    {"torch_text", &torch_text},     {"kb_files", &kb_files},
 };
 
 }  // namespace accel::fuzz
