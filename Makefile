@@ -12,8 +12,13 @@ CMAKE_FLAGS ?=
 doctor: setup build-main
 	./$(BUILD)/accel-doctor || [ $$? -eq 1 ]
 
+# After ctest, the reliability stage (issue 16): the torch-free unit tests
+# under ASan+UBSan and every fuzz target for FUZZ_SECONDS each, in build-fuzz/
+# (clang; the main build is untouched). It ends with "N passed, M failed".
+FUZZ_SECONDS ?= 20
 test: setup-test build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	JOBS=$(JOBS) scripts/sanitize_and_fuzz.sh $(FUZZ_SECONDS)
 
 setup:
 	scripts/setup.sh build
@@ -38,4 +43,4 @@ format:
 	find src tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-fuzz

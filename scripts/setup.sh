@@ -11,6 +11,8 @@ need=(cmake ninja-build g++ ccache libcli11-dev nlohmann-json3-dev libfmt-dev li
 if [ "$mode" = "test" ]; then
   # chromium: tests/e2e/html_report.sh renders the HTML report headless.
   need+=(libgtest-dev libgmock-dev python3 chromium)
+  # clang + its runtime (ASan, UBSan, libFuzzer): scripts/sanitize_and_fuzz.sh.
+  need+=(clang libclang-rt-dev)
 fi
 
 # Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as

@@ -1,12 +1,10 @@
 // `llm`: prefill and decode of a Llama-family model.
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
-
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
 #include "core/report/console.hpp"
+#include "core/safetensors.hpp"
 #include "engine/environment.hpp"
 #include "engine/llm.hpp"
 
@@ -33,14 +31,14 @@ int cmd_llm(App& app, const LlmArgs& args) {
   o.preset = args.preset;
   o.weights_dir = args.weights;
   if (!o.weights_dir.empty()) {
-    // Checked here, so a wrong path is a usage error, not three failed rows.
-    const std::filesystem::path cfg = std::filesystem::path(o.weights_dir) / "config.json";
-    std::ifstream probe(cfg);
-    if (!probe) {
-      throw UsageError(
-          fmt::format("--weights {}: cannot read {} (a Hugging Face checkpoint folder holds "
-                      "config.json and *.safetensors)",
-                      o.weights_dir, cfg.string()));
+    // Checked here, before anything is built or measured: a missing, unreadable,
+    // malformed or truncated checkpoint is a set-up error (exit 2), not three
+    // failed rows. config.json and every *.safetensors header are read, and
+    // each file must be as long as its header says.
+    try {
+      validate_safetensors_checkpoint(o.weights_dir);
+    } catch (const SafetensorsError& e) {
+      throw UsageError(fmt::format("--weights {}: {}", o.weights_dir, e.what()));
     }
   }
   o.dtype = args.dtype;

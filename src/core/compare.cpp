@@ -46,6 +46,101 @@ bool Comparison::regressed() const {
 
 namespace {
 
+/// The samples of a timing when they describe its median (their median is
+/// median_us within 0.1%): else (an edited or merged report) none.
+std::vector<double> samples_of(const Timing& t) {
+  std::vector<double> v;
+  for (const double x : t.samples_us) {
+    if (std::isfinite(x)) v.push_back(x);
+  }
+  if (v.empty()) return v;
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  if (!(std::fabs(median - t.median_us) <= 1e-3 * std::fabs(t.median_us))) return {};
+  return v;
+}
+
+std::vector<double> finite_only(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (const double x : v) {
+    if (std::isfinite(x)) out.push_back(x);
+  }
+  return out;
+}
+
+/// Counts of U = 0..n1*n2 over all C(n1+n2, n1) arrangements without ties:
+/// the coefficients of the Gaussian binomial [n1+n2 choose n1]_q, built as
+/// prod_{i=1..n1} (1 - q^(n2+i)) / (1 - q^i), one exact step at a time.
+std::vector<double> u_distribution(std::size_t n1, std::size_t n2) {
+  std::vector<double> c(n1 * n2 + 1, 0.0);
+  c[0] = 1;
+  std::size_t deg = 0;
+  for (std::size_t i = 1; i <= n1; ++i) {
+    const std::size_t m = n2 + i;
+    deg += n2;                                                // the degree after this step (i * n2)
+    for (std::size_t k = deg; k >= m; --k) c[k] -= c[k - m];  // * (1 - q^m)
+    for (std::size_t k = i; k <= deg; ++k) c[k] += c[k - i];  // / (1 - q^i)
+  }
+  return c;
+}
+
+}  // namespace
+
+double mann_whitney_min_p(std::size_t n1, std::size_t n2) {
+  if (n1 == 0 || n2 == 0) return 1;
+  double total = 1;  // C(n1 + n2, n1)
+  for (std::size_t i = 1; i <= n1; ++i) total = total * static_cast<double>(n2 + i) / static_cast<double>(i);
+  return std::min(1.0, 2.0 / total);
+}
+
+double mann_whitney_p(const std::vector<double>& a_in, const std::vector<double>& b_in) {
+  const std::vector<double> a = finite_only(a_in), b = finite_only(b_in);
+  const std::size_t n1 = a.size(), n2 = b.size();
+  if (n1 == 0 || n2 == 0) return 1;
+  std::vector<std::pair<double, int>> all;
+  for (const double x : a) all.emplace_back(x, 0);
+  for (const double x : b) all.emplace_back(x, 1);
+  std::sort(all.begin(), all.end());
+  const std::size_t n = all.size();
+  double r1 = 0, tie_term = 0;
+  bool ties = false;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;  // mid-rank
+    const double t = static_cast<double>(j - i);
+    if (j - i > 1) ties = true;
+    tie_term += t * t * t - t;
+    for (std::size_t k = i; k < j; ++k) {
+      if (all[k].second == 0) r1 += rank;
+    }
+    i = j;
+  }
+  const double u = r1 - static_cast<double>(n1) * static_cast<double>(n1 + 1) / 2.0;
+  const double mean = static_cast<double>(n1) * static_cast<double>(n2) / 2.0;
+  if (!ties && n <= 60) {
+    const auto c = u_distribution(std::min(n1, n2), std::max(n1, n2));  // symmetric in n1, n2
+    double total = 0, below = 0, above = 0;
+    const auto ui = static_cast<std::size_t>(std::llround(u));
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      total += c[k];
+      if (k <= ui) below += c[k];
+      if (k >= ui) above += c[k];
+    }
+    return std::min(1.0, 2.0 * std::min(below, above) / total);
+  }
+  const double nn = static_cast<double>(n);
+  const double var =
+      static_cast<double>(n1) * static_cast<double>(n2) / 12.0 * ((nn + 1) - tie_term / (nn * (nn - 1)));
+  if (!(var > 0)) return 1;
+  const double z = std::max(0.0, std::fabs(u - mean) - 0.5) / std::sqrt(var);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+namespace {
+
 bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 
 double riqr(const std::optional<Timing>& t) {
@@ -150,6 +245,7 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
   c.origin_a = origin_a;
   c.origin_b = origin_b;
   c.min_change = options.min_change;
+  c.alpha = options.alpha;
   const auto ia = index(a, origin_a, c.notes);
   const auto ib = index(b, origin_b, c.notes);
 
@@ -201,8 +297,24 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
       row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
       const bool above_peak =
           (ra.roofline && ra.roofline->above_peak) || (rb.roofline && rb.roofline->above_peak);
+      // The rank test on the raw samples, where there are enough of them
+      // and they are the samples of the compared medians.
+      bool rank_says_same = false;
+      if (row.figure == "median_us") {
+        const std::vector<double> sa = samples_of(*ra.timing), sb = samples_of(*rb.timing);
+        if (mann_whitney_min_p(sa.size(), sb.size()) <= options.alpha) {
+          row.p_value = mann_whitney_p(sa, sb);
+          rank_says_same = row.p_value >= options.alpha;
+        }
+      }
       if (std::fabs(row.relative) <= row.threshold) {
         row.change = Change::same;
+      } else if (rank_says_same) {
+        row.change = Change::same;
+        row.note = fmt::format(
+            "beyond the threshold, but the samples do not differ by rank (Mann-Whitney "
+            "p = {:.3g} >= {:.3g})",
+            row.p_value, options.alpha);
       } else if (above_peak) {
         // A figure above its peak is a likely timing error (or a cache-served
         // working set): its change says nothing about the upgrade.
@@ -265,21 +377,26 @@ json comparison_to_json(const Comparison& c) {
       row["threshold"] = r.threshold;
       row["speedup"] = r.speedup;
       row["noisy"] = r.noisy;
+      row["p_value"] = r.p_value >= 0 ? json(r.p_value) : json(nullptr);
     }
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(std::move(row));
   }
-  return json{
-      {"schema_version", 1},
-      {"a", c.origin_a},
-      {"b", c.origin_b},
-      {"rule", "a change counts when |b - a| / a > max(min_change, IQR/median of a + IQR/median of b)"},
-      {"min_change", c.min_change},
-      {"regressed", c.regressed()},
-      {"counts", counts},
-      {"notes", c.notes},
-      {"lost", c.lost},
-      {"results", rows}};
+  return json{{"schema_version", 1},
+              {"a", c.origin_a},
+              {"b", c.origin_b},
+              {"rule",
+               "a change counts when |b - a| / a > max(min_change, IQR/median of a + IQR/median of b) and, "
+               "where both "
+               "sides have enough raw timing samples for it, a two-sided Mann-Whitney U test on them gives p "
+               "< alpha"},
+              {"min_change", c.min_change},
+              {"alpha", c.alpha},
+              {"regressed", c.regressed()},
+              {"counts", counts},
+              {"notes", c.notes},
+              {"lost", c.lost},
+              {"results", rows}};
 }
 
 }  // namespace accel

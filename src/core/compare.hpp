@@ -15,6 +15,15 @@
 // same binary on the same machine drift by a few percent (clocks, placement).
 // Within the threshold a pair is "same"; beyond it "faster" or "slower".
 //
+// The rank test (issue 16): when both sides store their raw timing samples
+// (timing.samples_us, whose median is median_us) and there are enough of them for a two-sided
+// Mann-Whitney U test to reach `alpha` at all (5 against 5 at 0.01; 3
+// against 3 never can), a change beyond the threshold above counts only if
+// the two sample sets also differ by rank (p < alpha, exact distribution
+// up to 60 samples in all, normal approximation with tie correction above).
+// The threshold stays as the effect-size floor: a significant 1% change is
+// still "same". With too few samples the rule above decides alone.
+//
 // Status changes: ok (or any non-failing status) -> a failing status
 // (is_failure: error, off_device, mismatch, crashed, hung) is "newly
 // failing"; failing -> ok is "fixed"; failing in both is "still failing";
@@ -56,7 +65,20 @@ std::vector<std::string> environment_differences(const Environment& a, const Env
 
 struct CompareOptions {
   double min_change = 0.05;  ///< floor of the noise threshold (relative)
+  double alpha = 0.01;       ///< significance level of the rank test
 };
+
+/// Two-sided p-value of the Mann-Whitney U test that `a` and `b` come from
+/// the same distribution (mid-ranks for ties; exact when there are at most
+/// 60 values in all and no ties, else the normal approximation with tie and
+/// continuity corrections). 1 when either side is empty. Non-finite values
+/// are ignored.
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+
+/// The smallest two-sided p-value the test can give for sample sizes n1, n2
+/// (2 / C(n1 + n2, n1), capped at 1): when it is above alpha the test cannot
+/// decide and is not applied.
+double mann_whitney_min_p(std::size_t n1, std::size_t n2);
 
 struct ComparedResult {
   std::string key;
@@ -70,6 +92,7 @@ struct ComparedResult {
   double threshold = 0;  ///< max(min_change, riqr(A) + riqr(B))
   double speedup = 0;    ///< >1: B is faster (a/b for times, b/a for rates)
   bool noisy = false;    ///< either timing flagged noisy
+  double p_value = -1;   ///< Mann-Whitney p on the raw samples; -1 when not applied
   std::string note;      ///< e.g. the failing side's error message
 };
 
@@ -81,6 +104,7 @@ struct Comparison {
   /// cuda" (the GPU vanished after an upgrade, or a suite stopped running).
   std::vector<std::string> lost;
   double min_change = 0.05;
+  double alpha = 0.01;
 
   std::size_t count(Change c) const;
   /// Slower beyond noise, newly failing, or a whole kind of result lost on a

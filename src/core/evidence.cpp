@@ -168,7 +168,7 @@ Report parse_report(const std::string& text, const std::string& origin) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw ReportError(fmt::format("{} is not valid JSON: {}", origin, e.what()));
   }
   if (!j.is_object()) throw ReportError(fmt::format("{} is not a report: expected a JSON object", origin));

@@ -40,6 +40,9 @@ json read_json_file(const fs::path& path) {
   try {
     return json::parse(ss.str());
   } catch (const json::parse_error& e) {
+    throw KbError(
+        fmt::format("kb file {} is not valid JSON at byte {}: {}", path.string(), e.byte, e.what()));
+  } catch (const json::exception& e) {  // out_of_range: a number too large
     throw KbError(fmt::format("kb file {} is not valid JSON: {}", path.string(), e.what()));
   }
 }
@@ -1424,6 +1427,16 @@ KnowledgeBase KnowledgeBase::load(const std::string& dir) {
 
 KnowledgeBase KnowledgeBase::load_default() {
   const std::string dir = find_kb_dir();
+  if (const char* env = std::getenv("ACCEL_DOCTOR_KB"); env && *env) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw KbError(fmt::format("ACCEL_DOCTOR_KB={}: not a directory (point it at the kb/ directory)", env));
+    }
+    if (error_files(fs::path(dir)).empty()) {
+      throw KbError(fmt::format(
+          "ACCEL_DOCTOR_KB={}: no errors/*.json or errors.json there (point it at the kb/ directory)", env));
+    }
+  }
   if (dir.empty()) {
     throw KbError(
         "knowledge base not found: set ACCEL_DOCTOR_KB to the kb/ directory, or keep kb/ beside "
@@ -1579,8 +1592,14 @@ std::vector<std::string> KnowledgeBase::error_entry_examples(std::string_view id
 }
 
 std::string find_kb_dir() {
+  // ACCEL_DOCTOR_KB, when set, is the kb: a wrong one is the user's set-up
+  // error to hear about (load_default), never silently replaced by another.
+  if (const char* env = std::getenv("ACCEL_DOCTOR_KB"); env && *env) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(fs::path(env), ec);
+    return ec ? std::string(env) : p.string();
+  }
   std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("ACCEL_DOCTOR_KB"); env && *env) candidates.emplace_back(env);
   const std::string exe = executable_dir();
   if (!exe.empty()) {
     candidates.push_back(fs::path(exe) / "kb");

@@ -191,7 +191,8 @@ class KnowledgeBase {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Where the kb directory is: $ACCEL_DOCTOR_KB, <exe dir>/kb,
+/// Where the kb directory is: $ACCEL_DOCTOR_KB when set (alone, checked by
+/// load_default), else the first of <exe dir>/kb,
 /// <exe dir>/../share/accel-doctor/kb, then the source tree. Empty if none.
 std::string find_kb_dir();
 

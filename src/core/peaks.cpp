@@ -339,7 +339,7 @@ GpuPeakTable GpuPeakTable::parse(const std::string& text, const std::string& ori
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw KbError(fmt::format("kb file {} is not valid JSON: {}", origin, e.what()));
   }
   if (!doc.is_object() || !doc.contains("gpus") || !doc.at("gpus").is_array()) {

@@ -84,7 +84,7 @@ std::vector<TraceEvent> parse_chrome_trace(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw ReportError(fmt::format("trace is not valid JSON: {}", e.what()));
   }
   const json* events = nullptr;
@@ -128,7 +128,7 @@ std::size_t merge_chrome_traces(std::ostream& out, const std::vector<std::string
     json j;
     try {
       j = json::parse(read_part(i));
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
       continue;
     }
     if (!j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) continue;
@@ -185,7 +185,7 @@ ImplementationTable ImplementationTable::load(const std::string& kb_dir) {
   json j;
   try {
     j = json::parse(ss.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw KbError(fmt::format("kb file {} is not valid JSON: {}", path.string(), e.what()));
   }
   ImplementationTable t;

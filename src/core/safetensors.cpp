@@ -1,7 +1,12 @@
 #include "core/safetensors.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -41,6 +46,9 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* data, std::uint6
   try {
     j = json::parse(reinterpret_cast<const char*>(data) + 8, reinterpret_cast<const char*>(data) + 8 + n);
   } catch (const json::parse_error& e) {
+    throw SafetensorsError(
+        fmt::format("{}: the header is not valid JSON at byte {}: {}", origin, 8 + e.byte, e.what()));
+  } catch (const json::exception& e) {  // out_of_range: a number too large (found by fuzz_safetensors)
     throw SafetensorsError(fmt::format("{}: the header is not valid JSON: {}", origin, e.what()));
   }
   if (!j.is_object()) throw SafetensorsError(fmt::format("{}: the header is not a JSON object", origin));
@@ -101,6 +109,102 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* data, std::uint6
     }
   }
   return h;
+}
+
+SafetensorsHeader read_safetensors_header(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw SafetensorsError(fmt::format("{}: is a directory, not a safetensors file", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SafetensorsError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  in.seekg(0, std::ios::end);
+  const std::streamoff end = in.tellg();
+  if (end < 0) throw SafetensorsError(fmt::format("{}: cannot tell its size", path));
+  const auto file_size = static_cast<std::uint64_t>(end);
+  in.seekg(0);
+  unsigned char len[8] = {};
+  const std::uint64_t first = std::min<std::uint64_t>(8, file_size);
+  if (!in.read(reinterpret_cast<char*>(len), static_cast<std::streamsize>(first))) {
+    throw SafetensorsError(fmt::format("{}: read error in the first {} bytes", path, first));
+  }
+  if (file_size < 8) return parse_safetensors_header(len, file_size, file_size, path);  // throws
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
+  // Read no more than the file holds and than the parser accepts; it reports
+  // an implausible or truncated header itself.
+  const std::uint64_t want = std::min<std::uint64_t>({n, file_size - 8, 100ull << 20});
+  std::string buf(8 + want, '\0');
+  std::memcpy(buf.data(), len, 8);
+  if (want > 0 && !in.read(buf.data() + 8, static_cast<std::streamsize>(want))) {
+    throw SafetensorsError(fmt::format("{}: read error in the header (bytes 8..{})", path, 8 + want));
+  }
+  return parse_safetensors_header(reinterpret_cast<const unsigned char*>(buf.data()), buf.size(), file_size,
+                                  path);
+}
+
+std::vector<std::string> validate_safetensors_checkpoint(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path root(dir);
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    throw SafetensorsError(
+        fmt::format("{}: not a directory (a Hugging Face checkpoint folder holds "
+                    "config.json and *.safetensors)",
+                    dir));
+  }
+  auto read_json_object = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) {
+      throw SafetensorsError(
+          fmt::format("{}: cannot read: {} (a Hugging Face checkpoint folder holds "
+                      "config.json and *.safetensors)",
+                      p.string(), std::strerror(errno)));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    json j;
+    try {
+      j = json::parse(ss.str());
+    } catch (const json::parse_error& e) {
+      throw SafetensorsError(fmt::format("{}: not valid JSON at byte {}: {}", p.string(), e.byte, e.what()));
+    } catch (const json::exception& e) {  // out_of_range: a number too large
+      throw SafetensorsError(fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
+    }
+    if (!j.is_object()) throw SafetensorsError(fmt::format("{}: not a JSON object", p.string()));
+    return j;
+  };
+  read_json_object(root / "config.json");
+  std::vector<fs::path> files;
+  const fs::path index = root / "model.safetensors.index.json";
+  if (fs::exists(index, ec)) {
+    const json j = read_json_object(index);
+    if (!j.contains("weight_map") || !j["weight_map"].is_object()) {
+      throw SafetensorsError(
+          fmt::format("{}: field 'weight_map' is missing or not an object", index.string()));
+    }
+    std::set<std::string> names;
+    for (const auto& [k, v] : j["weight_map"].items()) {
+      if (!v.is_string()) {
+        throw SafetensorsError(
+            fmt::format("{}: field 'weight_map.{}' is not a file name", index.string(), k));
+      }
+      names.insert(v.get<std::string>());
+    }
+    for (const auto& n : names) files.push_back(root / n);
+  } else {
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+      if (e.path().extension() == ".safetensors") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+  }
+  if (files.empty()) throw SafetensorsError(fmt::format("{}: no .safetensors files", dir));
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    read_safetensors_header(f.string());
+    out.push_back(f.string());
+  }
+  return out;
 }
 
 std::string write_safetensors(

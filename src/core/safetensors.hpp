@@ -45,6 +45,21 @@ std::size_t safetensors_dtype_size(const std::string& dtype);
 SafetensorsHeader parse_safetensors_header(const unsigned char* data, std::uint64_t available,
                                            std::uint64_t file_size, const std::string& origin);
 
+/// Reads and validates the header of the safetensors file at `path`
+/// (without reading the tensor bytes): throws SafetensorsError naming the
+/// path when it cannot be opened or read, or for any problem
+/// parse_safetensors_header finds, truncation included (a tensor ending past
+/// the end of the file names both byte counts).
+SafetensorsHeader read_safetensors_header(const std::string& path);
+
+/// Validates a Hugging Face checkpoint folder before anything is built from
+/// it: `dir` is a readable folder, config.json is a JSON object,
+/// model.safetensors.index.json (when present) has a weight_map naming
+/// files that exist, there is at least one *.safetensors file, and every
+/// such file's header is valid and the file is as long as its header says.
+/// Returns the files checked; throws SafetensorsError with one clear line.
+std::vector<std::string> validate_safetensors_checkpoint(const std::string& dir);
+
 /// Serialises tensors into the safetensors layout (for tests and tools):
 /// `tensors` maps name -> (dtype, shape, raw bytes).
 std::string write_safetensors(

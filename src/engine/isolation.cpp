@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/worker_protocol.hpp"
 #include "platform/subprocess.hpp"
 
 namespace accel::engine {
@@ -114,39 +115,32 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
       std::string line;
       const auto rr = worker.read_line(line, current ? item_limit : startup_limit);
       if (rr == platform::Subprocess::ReadResult::line) {
-        json msg;
-        try {
-          msg = json::parse(line);
-        } catch (const json::exception&) {
-          continue;  // not protocol (the worker guards its stdout, so rare)
-        }
-        const std::string event = msg.value("event", "");
-        if (event == "ready") {
+        WorkerEvent ev = parse_worker_event(line);
+        using K = WorkerEvent::Kind;
+        if (ev.kind == K::ready) {
           start_failures = 0;
-        } else if (event == "start") {
-          const std::string key = msg.value("key", "");
+        } else if (ev.kind == K::start && next < items.size()) {
           current = next;
           for (std::size_t i = next; i < items.size(); ++i) {
-            if (items[i].key == key) {
+            if (items[i].key == ev.key) {
               current = i;
               break;
             }
           }
           if (cb.on_start) cb.on_start(items[*current], *current, items.size());
-        } else if (event == "result") {
-          try {
-            Result r = msg.at("result").get<Result>();
-            if (workers > 1) r.evidence["worker"] = workers;  // ran in a replacement worker
-            record(std::move(r));
-          } catch (const std::exception& e) {
-            record(failed_result(items[next], options.device, Status::error,
-                                 fmt::format("the worker sent an unreadable result: {}", e.what()), "", kb,
-                                 options.machine));
-          }
+        } else if (ev.kind == K::result && next < items.size()) {
+          Result r = std::move(*ev.result);
+          if (workers > 1) r.evidence["worker"] = workers;  // ran in a replacement worker
+          record(std::move(r));
           current.reset();
-        } else if (event == "retire") {
+        } else if (ev.kind == K::unreadable_result && next < items.size()) {
+          record(failed_result(items[next], options.device, Status::error,
+                               fmt::format("the worker sent an unreadable result: {}", ev.error), "", kb,
+                               options.machine));
+          current.reset();
+        } else if (ev.kind == K::retire) {
           retired = true;
-        } else if (event == "done") {
+        } else if (ev.kind == K::done) {
           done = true;
         }
         continue;

@@ -370,3 +370,93 @@ TEST(Compare, OlderSchemaGoesThroughTheUpgradePath) {
 
 }  // namespace
 }  // namespace accel
+
+namespace accel {
+namespace {
+
+TEST(MannWhitney, ExactSmallSamples) {
+  // Complete separation: U = 0, p = 2 / C(n1 + n2, n1).
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3}, {4, 5, 6}), 2.0 / 20, 1e-12);
+  EXPECT_NEAR(mann_whitney_p({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(mann_whitney_min_p(5, 5), 2.0 / 252, 1e-12);
+  EXPECT_GT(mann_whitney_min_p(4, 4), 0.01);  // 4 against 4 cannot reach 1%
+  // Interleaved: no evidence of a difference.
+  EXPECT_GT(mann_whitney_p({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}), 0.5);
+  // U = 1 of 3x4: P(U <= 1) = 2/35, two-sided 4/35.
+  EXPECT_NEAR(mann_whitney_p({1, 2, 4}, {3, 5, 6, 7}), 4.0 / 35, 1e-12);
+}
+
+TEST(MannWhitney, NormalApproximationAndTies) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 40; ++i) {
+    a.push_back(100 + i);
+    b.push_back(130 + i);
+  }
+  EXPECT_LT(mann_whitney_p(a, b), 1e-10);
+  EXPECT_NEAR(mann_whitney_p({1, 1, 2, 2, 3}, {1, 1, 2, 2, 3}), 1.0, 1e-9);  // identical, with ties
+  EXPECT_EQ(mann_whitney_p({}, {1, 2}), 1.0);
+  EXPECT_EQ(mann_whitney_p({NAN, 1}, {INFINITY}), 1.0);  // non-finite values are ignored
+}
+
+Result timed(const std::string& key, std::vector<double> samples) {
+  Result r;
+  r.key = key;
+  r.kind = "op";
+  r.device = "cpu";
+  r.status = Status::ok;
+  Timing t;
+  std::vector<double> s = samples;
+  std::sort(s.begin(), s.end());
+  t.median_us = s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+  t.iqr_us = 0.01 * t.median_us;  // a within-run spread that understates the overlap
+  t.samples_us = std::move(samples);
+  r.timing = t;
+  return r;
+}
+
+TEST(Compare, OverlappingSamplesAreNotARegression) {
+  // Medians 100 -> 108 (+8%, beyond the 5% floor and the tiny IQRs), but the
+  // two sample sets interleave: the rank test says same.
+  Report a, b;
+  a.results.push_back(timed("op/overlap", {80, 90, 95, 100, 105, 110, 120}));
+  b.results.push_back(timed("op/overlap", {85, 95, 100, 108, 112, 115, 125}));
+  const Comparison c = compare_reports(a, b);
+  const ComparedResult* r = row(c, "op/overlap");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->change, Change::same) << r->note;
+  EXPECT_GT(r->p_value, 0.01);
+  EXPECT_NE(r->note.find("Mann-Whitney"), std::string::npos);
+  EXPECT_FALSE(c.regressed());
+}
+
+TEST(Compare, ASeparatedSlowdownIsStillCaught) {
+  // A real 1.3x slowdown: every B sample above every A sample.
+  Report a, b;
+  a.results.push_back(timed("op/slow", {100, 101, 102, 103, 104, 105, 106}));
+  b.results.push_back(timed("op/slow", {130, 131, 133, 134, 135, 136, 138}));
+  const Comparison c = compare_reports(a, b);
+  const ComparedResult* r = row(c, "op/slow");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->change, Change::slower);
+  EXPECT_LT(r->p_value, 0.01);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_FALSE(comparison_to_json(c)["results"][0]["p_value"].is_null());
+}
+
+TEST(Compare, TooFewOrInconsistentSamplesLeaveTheOldRule) {
+  Report a, b;
+  a.results.push_back(timed("op/few", {100, 101, 102}));  // 3 vs 3: the test cannot reach 1%
+  b.results.push_back(timed("op/few", {130, 131, 133}));
+  Result edited = timed("op/edited", {100, 101, 102, 103, 104, 105, 106});
+  a.results.push_back(edited);
+  edited.timing->median_us *= 1.3;  // a median its samples do not describe
+  b.results.push_back(edited);
+  const Comparison c = compare_reports(a, b);
+  EXPECT_EQ(row(c, "op/few")->change, Change::slower);
+  EXPECT_EQ(row(c, "op/few")->p_value, -1);
+  EXPECT_EQ(row(c, "op/edited")->change, Change::slower);
+  EXPECT_EQ(row(c, "op/edited")->p_value, -1);
+}
+
+}  // namespace
+}  // namespace accel

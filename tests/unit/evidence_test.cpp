@@ -104,3 +104,25 @@ TEST(Report, MalformedInputGivesClearErrors) {
                "not an accel-doctor report");
   EXPECT_THROW(read_report_file("/nonexistent/report.json"), ReportError);
 }
+
+// A JSON float read into an integer field: nlohmann's plain cast was
+// undefined behaviour out of range (found by fuzz_report under UBSan); now
+// it is the reader's clear error, and a float in range still truncates.
+TEST(Report, FloatsThatDoNotFitAnIntegerFieldAreMalformed) {
+  for (
+      const char* doc :
+      {R"({"schema_version": 1, "context": {"environment": {"host": {"memory_total_bytes": 2.17e44}}}, "results": []})",
+       R"({"schema_version": 1, "context": {"environment": {"host": {"memory_total_bytes": -5.0}}}, "results": []})",
+       R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "ok", "timing": {"median_us": 5, "warmup": 3e9}}]})"}) {
+    try {
+      parse_report(doc, "r.json");
+      ADD_FAILURE() << "accepted: " << doc;
+    } catch (const ReportError& e) {
+      EXPECT_NE(std::string(e.what()).find("does not fit the integer field"), std::string::npos) << e.what();
+    }
+  }
+  const Report r = parse_report(
+      R"({"schema_version": 1, "context": {"environment": {"host": {"memory_total_bytes": 1.6e10}}}, "results": []})",
+      "r.json");
+  EXPECT_EQ(r.context.environment.host.memory_total_bytes, 16000000000u);
+}

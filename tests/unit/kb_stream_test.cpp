@@ -224,6 +224,21 @@ class SyntheticLog : public std::streambuf {
   std::vector<char> buf_;
 };
 
+// AddressSanitizer keeps freed memory in quarantine (256 MiB by default), so
+// peak RSS says nothing about the reader under it (the sanitizer build of
+// scripts/sanitize_and_fuzz.sh); the bound is checked in the plain build.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderAsan = true;
+#else
+constexpr bool kUnderAsan = false;
+#endif
+#else
+constexpr bool kUnderAsan = false;
+#endif
+
 long max_rss_kib() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -243,7 +258,7 @@ TEST(KbStream, HundredMegabytesInLinearTimeAndBoundedMemory) {
             << rss_growth_mib << " MiB\n";
   EXPECT_EQ(r.bytes, kBytes);
   EXPECT_LT(seconds, 20.0);
-  EXPECT_LT(rss_growth_mib, 64) << "memory must not grow with the input";
+  if (!kUnderAsan) EXPECT_LT(rss_growth_mib, 64) << "memory must not grow with the input";
   ASSERT_EQ(r.diagnoses.size(), 1u);
   EXPECT_EQ(r.diagnoses.front().id, "gpu_out_of_memory");
   EXPECT_EQ(r.diagnoses.front().match_count, src.errors_written());

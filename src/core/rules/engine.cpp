@@ -20,7 +20,7 @@ RuleData RuleData::parse(const std::string& text, const std::string& origin) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw RuleDataError(fmt::format("{} is not valid JSON: {}", origin, e.what()));
   }
   RuleData d;

@@ -34,7 +34,7 @@ json read_json(const fs::path& p) {
   ss << in.rdbuf();
   try {
     return json::parse(ss.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw CheckpointError(fmt::format("{} is not valid JSON: {}", p.string(), e.what()));
   }
 }

@@ -1,0 +1,199 @@
+// The fuzz harnesses (issue 16): one function per parser of outside input,
+// fed any bytes. tests/fuzz/fuzz_main.cpp makes each a libFuzzer target
+// (ACCEL_FUZZ_TARGET); tests/unit/fuzz_regression_test.cpp feeds every stored
+// crash input (tests/fuzz/crashes/<target>/) and seed to the same function,
+// so a crash once found stays fixed in the ordinary unit tests.
+// A harness catches only the parser's documented error type: anything else
+// escaping is a finding (the CLI would report it as an internal error).
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "core/compare.hpp"
+#include "core/evidence.hpp"
+#include "core/idx.hpp"
+#include "core/kb.hpp"
+#include "core/peaks.hpp"
+#include "core/profile.hpp"
+#include "core/rules/rules.hpp"
+#include "core/safetensors.hpp"
+#include "core/torch_config.hpp"
+#include "core/worker_protocol.hpp"
+#include "platform/detail.hpp"
+
+#ifndef ACCEL_KB_DIR
+#error "ACCEL_KB_DIR must name the kb/ directory"
+#endif
+
+namespace accel::fuzz {
+
+inline const accel::KnowledgeBase& kb() {
+  static const accel::KnowledgeBase k = accel::KnowledgeBase::load(ACCEL_KB_DIR);
+  return k;
+}
+
+// the log reader and matcher behind `explain` (any bytes,
+// any encoding, huge lines), and the machine-context parser the kb applies.
+inline int explain(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  // The first lines double as a machine context (the facts parser).
+  accel::MachineContext ctx;
+  std::string_view rest = text;
+  for (std::string* field : {&ctx.arch, &ctx.backend, &ctx.versions, &ctx.gpu}) {
+    const auto nl = rest.find('\n');
+    *field = std::string(rest.substr(0, std::min<std::size_t>(nl, 256)));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  (void)kb().machine_facts(ctx);
+  (void)kb().explain(text, ctx);
+  (void)kb().classify(text.substr(0, 4096), ctx);
+  accel::ExplainOptions small;
+  small.max_line_bytes = 64;  // exercise the long-line cut on small inputs too
+  for (const accel::ExplainOptions& o : {accel::ExplainOptions{}, small}) {
+    std::istringstream in{std::string(text)};
+    (void)kb().explain_stream(in, accel::MachineContext{}, o);
+  }
+  return 0;
+}
+
+inline const accel::RuleData& rule_data() {
+  static const accel::RuleData d = accel::RuleData::load(ACCEL_KB_DIR);
+  return d;
+}
+
+// report JSON (compare, diagnose --from, report --from), and what those
+// commands do with an accepted report: the rules engine ("never throws on
+// odd evidence"), the verdict, and a comparison with itself.
+inline int report(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const accel::Report r = accel::parse_report(text, "fuzz");
+    (void)accel::json(r).dump();  // what was accepted must serialise again
+    accel::DiagnoseOptions o;
+    o.kb = &kb();
+    o.data = &rule_data();
+    const auto findings = accel::diagnose(r, o);
+    (void)accel::verdict_line(r, findings);
+    (void)accel::needs_attention(r, findings);
+    (void)accel::comparison_to_json(accel::compare_reports(r, r)).dump();
+  } catch (const accel::ReportError&) {
+    // The documented clear error; any other exception is a finding (exit 4).
+  }
+  return 0;
+}
+
+// safetensors headers (llm --weights).
+inline int safetensors(const std::uint8_t* data, std::size_t size) {
+  try {
+    (void)accel::parse_safetensors_header(data, size, size, "fuzz");
+  } catch (const accel::SafetensorsError&) {
+  }
+  return 0;
+}
+
+// IDX files (train --data).
+inline int idx(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  for (const std::uint32_t magic : {accel::kIdxImagesMagic, accel::kIdxLabelsMagic}) {
+    try {
+      (void)accel::parse_idx(bytes, magic, "fuzz");
+    } catch (const accel::IdxError&) {
+    }
+  }
+  return 0;
+}
+
+// the worker protocol's event lines (engine/isolation.cpp).
+inline int worker_event(const std::uint8_t* data, std::size_t size) {
+  (void)accel::parse_worker_event(std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
+
+// the /proc and sysfs text parsers of the platform probes
+// (os-release, /proc/cpuinfo, /proc/meminfo, KFD topology properties, PCI
+// addresses, pci.ids). Every parser sees every input.
+inline int host_parse(const std::uint8_t* data, std::size_t size) {
+  using namespace accel::platform::detail;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)parse_os_release(text);
+  (void)simd_flags_of_interest(parse_cpuinfo(text).flags);
+  (void)meminfo_bytes(text, "MemTotal");
+  (void)meminfo_bytes(text, "MemAvailable");
+  (void)parse_kfd_properties(text);
+  (void)parse_pci_address(text.substr(0, 64));
+  (void)parse_uint(text.substr(0, 32));
+  (void)parse_uint(text.substr(0, 32), 16);
+  (void)split_ws(text.substr(0, 4096));
+  const std::string ids(text);
+  (void)pci_ids_name(ids, 0x10de, 0x2684);
+  (void)pci_ids_name(ids, 0x1002, 0x73ff);
+  return 0;
+}
+
+// text torch hands us that we parse without torch: the
+// build configuration (torch.__config__.show()) and the profiler's Chrome
+// trace JSON.
+inline int torch_text(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  (void)accel::parse_torch_config(text);
+  try {
+    (void)accel::parse_chrome_trace(text);
+  } catch (const accel::ReportError&) {
+  }
+  return 0;
+}
+
+// kb files (ACCEL_DOCTOR_KB may point anywhere): the bytes as errors.json of
+// a kb directory (RE2 patterns, conditions, fix sets), as rules.json and as
+// gpus.json. Each reader's documented error is a KbError / RuleDataError.
+inline int kb_files(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  struct TempDir {  // one per process, removed at exit
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("accel_fuzz_kb_" + std::to_string(static_cast<long long>(::getpid())));
+    TempDir() { std::filesystem::create_directories(path); }
+    ~TempDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const TempDir tmp;
+  const std::filesystem::path& dir = tmp.path;
+  std::ofstream(dir / "errors.json", std::ios::binary | std::ios::trunc) << text;
+  try {
+    (void)accel::KnowledgeBase::load(dir.string());
+  } catch (const accel::KbError&) {
+  }
+  try {
+    (void)accel::RuleData::parse(text, "fuzz");
+  } catch (const accel::RuleDataError&) {
+  }
+  try {
+    (void)accel::GpuPeakTable::parse(text, "fuzz");
+  } catch (const accel::KbError&) {
+  }
+  return 0;
+}
+
+using Harness = int (*)(const std::uint8_t*, std::size_t);
+struct NamedHarness {
+  const char* name;
+  Harness fn;
+};
+inline constexpr NamedHarness kHarnesses[] = {
+    {"explain", &explain},           {"report", &report},
+    {"safetensors", &safetensors},   {"idx", &idx},
+    {"worker_event", &worker_event}, {"host_parse", &host_parse},
+    {"torch_text", &torch_text},     {"kb_files", &kb_files},
+};
+
+}  // namespace accel::fuzz
