@@ -253,12 +253,30 @@ TEST(RulesHealth, AnInvalidAllocatorSettingThatCrashesEveryWorkerIsNamed) {
         "the worker died (exit code 3) before running an item, twice: the device or torch fails to "
         "initialise";
     res.error = ErrorInfo{res.reason, "", "", "", ""};
+    res.evidence["stderr_tail"] =
+        "accel-doctor worker: the device could not be prepared: CachingAllocator option "
+        "max_split_size_mb too small, must be >= 20";
   }
+  Report valid = r;  // the same crashes with a valid setting: not the setting's
   r.context.environment.env_vars.push_back(env_var("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:1"));
   const auto fs = run_rules(r);
   const Finding& f = only(fs, "setting_breaks_checks");
   EXPECT_EQ(f.severity, "critical");
   EXPECT_TRUE(mentions(f, "crash because PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:1 is set")) << f.title;
+  // An out-of-memory message that only suggests allocator settings is not a
+  // symptom of the (valid) setting the user has.
+  for (auto& res : valid.results) {
+    if (res.kind != "check") continue;
+    res.status = Status::error;
+    res.evidence.erase("stderr_tail");
+    res.reason =
+        "CUDA out of memory. Tried to allocate 2.00 GiB. If reserved but unallocated memory is large try "
+        "setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; max_split_size_mb to avoid fragmentation";
+    res.error = ErrorInfo{res.reason, "", "", "", ""};
+  }
+  valid.context.environment.env_vars.push_back(
+      env_var("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"));
+  EXPECT_FALSE(has(run_rules(valid), "setting_breaks_checks"));
 }
 
 TEST(RulesHealth, ProcessLimitedToAFewCpus) {
