@@ -278,7 +278,7 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
                  const std::string& dtype, const std::string& shape, const std::string& where,
                  std::function<void(Result&, const BenchCtx&)> fn) {
     BenchRow row;
-    row.info.key = fmt::format("bench/{}/{}/{}/{}/{}", dev_type, group, name, dtype, shape);
+    row.info.key = bench_key(dev_type, group, name, dtype, shape);
     row.info.kind = "bench";
     row.info.name = name;
     row.info.category = group;
@@ -428,15 +428,20 @@ class BenchSuite final : public WorkerSuite {
 
 }  // namespace
 
+std::string bench_key(const std::string& device_type, const std::string& group, const std::string& name,
+                      const std::string& dtype, const std::string& shape) {
+  return fmt::format("bench/{}/{}/{}/{}/{}", device_type, group, name, dtype, shape);
+}
+
 std::string gemm_ceiling_key(const std::string& device_type, const std::string& dtype) {
   const int n = device_type == "cpu" ? 512 : 4096;
-  return fmt::format("bench/{}/gemm/square/{}/{}x{}x{}", device_type, dtype, n, n, n);
+  return bench_key(device_type, "gemm", "square", dtype, fmt::format("{}x{}x{}", n, n, n));
 }
 
 std::vector<std::string> memory_ceiling_keys(const std::string& device_type) {
   std::vector<std::string> keys;
   for (const char* m : {"copy", "triad", "reduce"}) {
-    keys.push_back(fmt::format("bench/{}/memory/{}/fp32/rotating", device_type, m));
+    keys.push_back(bench_key(device_type, "memory", m, "fp32", "rotating"));
   }
   return keys;
 }

@@ -190,6 +190,8 @@ void probe_limits(const ProbeRoots& roots, HostInfo& h) {
     return;
   }
   const std::string fs = join(roots.sys, "fs/cgroup");
+  // The tightest limit along the path binds.
+  auto keep_min = [](auto& slot, auto value) { slot = slot ? std::min(*slot, value) : value; };
   // Every folder from the process's cgroup up to the root.
   auto folders = [](const std::string& base, std::string path) {
     std::vector<std::string> out;
@@ -206,13 +208,11 @@ void probe_limits(const ProbeRoots& roots, HostInfo& h) {
     for (const auto& dir : folders(fs, *v2)) {
       if (const auto line = read_line(join(dir, "cpu.max"))) {
         found_cgroup = true;
-        if (const auto q = cgroup2_cpu_quota(*line))
-          h.cpu_quota_cpus = std::min(h.cpu_quota_cpus.value_or(*q), *q);
+        if (const auto q = cgroup2_cpu_quota(*line)) keep_min(h.cpu_quota_cpus, *q);
       }
       if (const auto line = read_line(join(dir, "memory.max"))) {
         found_cgroup = true;
-        if (const auto m = cgroup_memory_limit(*line))
-          h.memory_limit_bytes = std::min(h.memory_limit_bytes.value_or(*m), *m);
+        if (const auto m = cgroup_memory_limit(*line)) keep_min(h.memory_limit_bytes, *m);
       }
     }
   }
@@ -224,8 +224,7 @@ void probe_limits(const ProbeRoots& roots, HostInfo& h) {
       const auto period = read_line(join(dir, "cpu.cfs_period_us"));
       if (quota && period) {
         found_cgroup = true;
-        if (const auto q = cgroup1_cpu_quota(*quota, *period))
-          h.cpu_quota_cpus = std::min(h.cpu_quota_cpus.value_or(*q), *q);
+        if (const auto q = cgroup1_cpu_quota(*quota, *period)) keep_min(h.cpu_quota_cpus, *q);
       }
     }
   }
@@ -233,8 +232,7 @@ void probe_limits(const ProbeRoots& roots, HostInfo& h) {
     for (const auto& dir : folders(join(fs, "memory"), *v1m)) {
       if (const auto line = read_line(join(dir, "memory.limit_in_bytes"))) {
         found_cgroup = true;
-        if (const auto m = cgroup_memory_limit(*line))
-          h.memory_limit_bytes = std::min(h.memory_limit_bytes.value_or(*m), *m);
+        if (const auto m = cgroup_memory_limit(*line)) keep_min(h.memory_limit_bytes, *m);
       }
     }
   }

@@ -73,7 +73,8 @@ TEST(ProbeHost, CpuOnlyContainer) {
 }
 
 TEST(ProbeHost, ProcessLimitsOfAKubernetesPod) {
-  // Recorded layout of a cgroup v2 pod: affinity 0-3,8; the pod's cpu.max
+  // A cgroup v2 pod written to the kernel's format (not recorded: see the
+  // fixtures' README): affinity 0-3,8; the pod's cpu.max
   // (2 CPUs) is tighter than its parent's (4); 32 GiB memory limit.
   const HostInfo h = probe_host(test::recorded("nvidia-server"));
   EXPECT_EQ(h.affinity_list, "0-3,8");

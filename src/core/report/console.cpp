@@ -568,21 +568,21 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
   // same report, by key (the same prefill reads 88% against one run's
   // measured GEMM and 44% against another's: the figure is said, issue 19).
   std::vector<std::string> ceilings;
-  auto add_ceiling = [&](const Result& r, const char* field, const char* number, const char* unit) {
+  // `number` is "tflops" (the GEMM ceiling) or "gbps" (the bandwidth ceiling).
+  auto add_ceiling = [&](const Result& r, const char* field, const std::string& number) {
     if (!r.evidence.contains(field) || !r.evidence[field].is_object()) return;
     const json& c = r.evidence[field];
     const double v = c.value(number, 0.0);
     const std::string text =
         v > 0 ? fmt::format("{} {} ({})", c.value("key", ""),
-                            std::string(unit) == "tflops" ? format_tflops(v) : format_gbps(v),
-                            c.value("source", ""))
+                            number == "tflops" ? format_tflops(v) : format_gbps(v), c.value("source", ""))
               : fmt::format("{}: {}", c.value("key", ""), c.value("source", ""));
     if (std::find(ceilings.begin(), ceilings.end(), text) == ceilings.end()) ceilings.push_back(text);
   };
   for (const auto& r : results) {
     if (r.kind != "llm") continue;  // the bench rows measured as ceilings have their own table
-    add_ceiling(r, "gemm_ceiling", "tflops", "tflops");
-    add_ceiling(r, "bandwidth_ceiling", "gbps", "gbps");
+    add_ceiling(r, "gemm_ceiling", "tflops");
+    add_ceiling(r, "bandwidth_ceiling", "gbps");
     std::string rate = "-", lat = "-", roof = "-";
     if (auto v = metric(r, "tokens_per_s")) rate = format_sig3(*v);
     if (auto v = metric(r, "ttft_ms")) lat = "TTFT " + format_us(*v * 1000);

@@ -38,7 +38,7 @@ struct SlowEnvVar {
 /// `setting_symptoms`): when it is set and a failure's text matches one of
 /// its symptoms, the failure is the setting's, not the device's.
 struct SettingSymptom {
-  std::string name;                   ///< variable name; a trailing '*' matches a prefix
+  std::string name;                   ///< variable name
   std::string value = ".*";           ///< RE2 the value must match in full to count
   std::vector<std::string> symptoms;  ///< RE2, partial match on the error text and stderr
   std::string effect;                 ///< what the setting does to cause the failure

@@ -54,9 +54,7 @@ std::pair<const SettingSymptom*, const EnvVar*> setting_behind(const Ctx& c, con
   }
   for (const auto& s : c.options.data->setting_symptoms) {
     for (const auto& v : c.env.env_vars) {
-      const bool prefix = !s.name.empty() && s.name.back() == '*';
-      const bool named = prefix ? starts_with(v.name, s.name.substr(0, s.name.size() - 1)) : v.name == s.name;
-      if (!named || !RE2::FullMatch(v.value, s.value)) continue;
+      if (v.name != s.name || !RE2::FullMatch(v.value, s.value)) continue;
       for (const auto& symptom : s.symptoms) {
         if (RE2::PartialMatch(text, symptom)) return {&s, &v};
       }
@@ -124,15 +122,15 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
     const Result& first = *g.results.front();
     std::vector<std::string> keys;
     for (const auto* r : g.results) keys.push_back(r->key);
+    const std::string message =
+        first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
+    const double share = checks > 0 ? static_cast<double>(g.results.size()) / checks : 0;
+    const std::string severity = g.crash || share >= 0.25 ? "critical" : "warning";
     if (const auto it = settings.find(id); it != settings.end()) {
       const SettingSymptom& s = *it->second.first;
       const EnvVar& v = *it->second.second;
-      const std::string message =
-          first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
       std::string fix = unset_var_advice(c.platform, v.name);
       if (!s.fix.empty()) fix += "; " + s.fix;
-      const double share = checks > 0 ? static_cast<double>(g.results.size()) / checks : 0;
-      const std::string severity = g.crash || share >= 0.25 ? "critical" : "warning";
       out.push_back(make_finding(
           "setting_breaks_checks", severity,
           (severity == "critical" ? 90 : 60) + std::min<double>(5, keys.size()),
@@ -146,8 +144,6 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
       continue;
     }
     const bool recognised = first.error && !first.error->cause_id.empty();
-    const std::string message =
-        first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
     std::string title;
     if (recognised) {
       title = fmt::format("{} {} fail{}: {}", g.results.size(), g.results.size() == 1 ? "check" : "checks",
@@ -170,8 +166,6 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
             ? first.error->fix
             : "Run `accel-doctor explain` on the full message (the JSON report keeps it under "
               "evidence.error_full); if it is not recognised, report it with the JSON report attached";
-    const double share = checks > 0 ? static_cast<double>(g.results.size()) / checks : 0;
-    const std::string severity = g.crash || share >= 0.25 ? "critical" : "warning";
     out.push_back(make_finding(
         "op_errors", severity, (severity == "critical" ? 85 : 55) + std::min<double>(10, g.results.size()),
         title, fmt::format("{}; first message: {}", list_some(keys, 6), message.substr(0, 300)),

@@ -197,15 +197,13 @@ struct HalfSlow {
 };
 
 std::vector<HalfSlow> half_slower_than_fp32(const Ctx& c) {
-  std::map<std::pair<std::string, std::string>, const Result*> best;
+  std::vector<BenchRow> timed;  // bench_rows() keeps ok rows only
   for (const auto& r : c.report.results) {
     if (r.kind != "bench" || (r.status != Status::ok && r.status != Status::mismatch)) continue;
     const auto k = parse_bench_key(r.key);
-    if (!k || k->group != "gemm" || metric(r, "tflops") <= 0) continue;
-    if (r.roofline && r.roofline->above_peak) continue;
-    auto& b = best[{r.device, k->dtype}];
-    if (!b || metric(r, "tflops") > metric(*b, "tflops")) b = &r;
+    if (k && k->group == "gemm" && metric(r, "tflops") > 0) timed.push_back({&r, *k});
   }
+  const auto best = best_by_device_dtype(timed, "tflops");
   std::vector<HalfSlow> out;
   std::set<std::string> devices;
   for (const auto& r : c.report.results) {
@@ -244,7 +242,7 @@ std::vector<HalfSlow> half_slower_than_fp32(const Ctx& c) {
 void rule_half_slower(const Ctx& c, std::vector<Finding>& out) {
   for (const auto& h : half_slower_than_fp32(c)) {
     std::vector<std::string> evidence;
-    double ratio = std::max(h.gemm_ratio, h.train_ratio);
+    const double ratio = std::max(h.gemm_ratio, h.train_ratio);
     if (h.gemm_ratio >= kHalfSlowRatio) {
       evidence.push_back(fmt::format("{} GEMM {} ({}) vs fp32 {} ({}): {} slower", h.dtype,
                                      rate(metric(*h.gemm_half, "tflops"), "TFLOP/s"), h.gemm_half->key,
