@@ -1,8 +1,5 @@
 #include "cli/app.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -14,19 +11,13 @@
 #include "core/report/jsonl.hpp"
 #include "core/report/markdown.hpp"
 #include "engine/environment.hpp"
+#include "platform/probes.hpp"
+#include "platform/terminal.hpp"
 
 namespace accel::cli {
 
 namespace {
-int terminal_width() {
-  winsize ws{};
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
-  if (const char* cols = std::getenv("COLUMNS")) {
-    const int n = std::atoi(cols);
-    if (n > 20) return n;
-  }
-  return 120;
-}
+int terminal_width() { return platform::terminal_columns(platform::StdStream::out, 120); }
 }  // namespace
 
 namespace {
@@ -63,11 +54,14 @@ const KnowledgeBase& App::kb() {
 ConsoleStyle App::style_stdout() const {
   ConsoleStyle s;
   s.width = terminal_width();
-  s.color = color_allowed(isatty(STDOUT_FILENO) != 0, options_.no_color, std::getenv("NO_COLOR"));
+  s.color = color_allowed(platform::is_terminal(platform::StdStream::out), options_.no_color,
+                          std::getenv("NO_COLOR"));
   return s;
 }
 
-bool App::progress_enabled() const { return !options_.quiet && isatty(STDERR_FILENO); }
+bool App::progress_enabled() const {
+  return !options_.quiet && platform::is_terminal(platform::StdStream::err);
+}
 
 Environment& App::environment() {
   if (!env_) {
@@ -192,8 +186,8 @@ void App::out(const std::string& text) const {
 const RedactSecrets& App::secrets() const {
   if (!secrets_) {
     secrets_.emplace();
-    char host[256] = {0};
-    if (gethostname(host, sizeof host - 1) == 0 && host[0]) secrets_->hostnames.emplace_back(host);
+    if (const std::string host = platform::this_host_name(); !host.empty())
+      secrets_->hostnames.push_back(host);
     for (const char* name : {"USER", "USERNAME", "LOGNAME"}) {
       if (const char* v = std::getenv(name); v && *v) secrets_->users.emplace_back(v);
     }

@@ -1,24 +1,12 @@
 #include "cli/progress.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <iostream>
 
 #include "core/report/progress.hpp"
+#include "platform/terminal.hpp"
 
 namespace accel::cli {
-
-int terminal_columns(int fd, int fallback) {
-  winsize ws{};
-  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
-  if (const char* cols = std::getenv("COLUMNS")) {
-    const int n = std::atoi(cols);
-    if (n > 20) return n;
-  }
-  return fallback;
-}
 
 ProgressDisplay::ProgressDisplay(bool enabled, bool unicode) : enabled_(enabled), unicode_(unicode) {}
 
@@ -80,7 +68,8 @@ void ProgressDisplay::hide() {
 }
 
 void ProgressDisplay::draw_locked() {
-  const int width = terminal_columns(STDERR_FILENO, 80) - 1;  // the last column would wrap on some terminals
+  const int width = platform::terminal_columns(platform::StdStream::err, 80) -
+                    1;  // the last column would wrap on some terminals
   std::string line;
   if (run_) {
     const auto now = Clock::now();

@@ -56,7 +56,4 @@ class ProgressDisplay {
   Clock::time_point run_start_{}, item_start_{};
 };
 
-/// Columns of the terminal on `fd` (TIOCGWINSZ, else $COLUMNS, else `fallback`).
-int terminal_columns(int fd, int fallback);
-
 }  // namespace accel::cli

@@ -16,6 +16,9 @@
 
 namespace accel::platform::detail {
 
+/// $COLUMNS when it is a number above 20, else `fallback` (terminal.hpp).
+int columns_from_environment(int fallback);
+
 // ---------------------------------------------------------------- files
 
 /// Whole text of a small file (sysfs attribute, /proc file, os-release), at

@@ -121,6 +121,10 @@ std::string gfx_name_from_target_version(unsigned long version);
 /// compressed bundles (clang --offload-compress, "CCOB"), whose ids are not read.
 std::vector<std::string> offload_targets_in_file(const std::string& path);
 
+/// This machine's host name (gethostname(2); Windows: the DNS host name),
+/// empty when the OS does not say. For redaction, not for the report.
+std::string this_host_name();
+
 /// Path (symlinks resolved) of a shared library loaded in this process whose
 /// file name contains `name_part` ("libtorch_hip.so"), empty if none or on an
 /// OS where the loaded libraries cannot be listed.
