@@ -19,6 +19,57 @@ namespace accel::platform::detail {
 /// $COLUMNS when it is a number above 20, else `fallback` (terminal.hpp).
 int columns_from_environment(int fallback);
 
+// ---------------------------------------------------------------- OS seams
+// Small functions with one implementation per OS (posix/, windows/), so the
+// portable files include no OS header.
+
+/// This process's environment as "NAME=value" entries (environ; Windows:
+/// GetEnvironmentStringsW, converted to UTF-8).
+std::vector<std::string> process_environment();
+/// This process's id (getpid; GetCurrentProcessId).
+unsigned long current_process_id();
+/// File names to try for NVIDIA's NVML and the CUDA driver API library.
+std::vector<std::string> nvml_library_names();
+std::vector<std::string> cuda_driver_library_names();
+
+// ---------------------------------------------------------------- Windows rules
+// Pure, portable (tested on Linux too): conventions of Windows itself.
+
+/// The name of an NTSTATUS exception code a crashed process exits with
+/// (0xC0000005 -> "ACCESS_VIOLATION", 0xC00000FD -> "STACK_OVERFLOW",
+/// 0xC0000409 -> "STACK_BUFFER_OVERRUN", 0xE06D7363 -> "CPP_EXCEPTION");
+/// "" when unknown. A static string: safe to use in a crash handler.
+const char* windows_exception_name(std::uint32_t code);
+/// Whether a process exit code is an exception (a crash) rather than an exit
+/// status: a known exception code, or any NTSTATUS of error severity
+/// (0xC0000000 and up); no program exits with such codes on purpose.
+bool is_windows_exception_code(std::uint32_t code);
+/// One argument quoted so CommandLineToArgvW and the C runtime's argv parser
+/// give it back unchanged: as is when it has no space, tab, newline or quote
+/// (and is not empty), else in quotes with backslashes doubled before a quote
+/// and at the end, and quotes escaped.
+std::string quote_windows_argument(const std::string& arg);
+/// A CreateProcess command line: every argument quoted, joined by spaces.
+std::string windows_command_line(const std::vector<std::string>& argv);
+/// "Windows 11 23H2 (10.0.22631)" from RtlGetVersion's numbers (build 22000
+/// and up of 10.0 is Windows 11) and the registry's DisplayVersion (may be empty).
+std::string windows_os_name(unsigned major, unsigned minor, unsigned build,
+                            const std::string& display_version);
+
+/// The registers of the x86 CPUID leaves that name the SIMD extensions, and
+/// XCR0 (which register states the OS saves: without it AVX/AVX-512/AMX
+/// cannot be used even when the CPU has them).
+struct X86Cpuid {
+  std::uint32_t leaf1_ecx = 0;
+  std::uint32_t leaf7_ebx = 0, leaf7_ecx = 0, leaf7_edx = 0;
+  std::uint32_t leaf7_1_eax = 0;  ///< leaf 7, sub-leaf 1
+  std::uint64_t xcr0 = 0;
+};
+/// The Linux /proc/cpuinfo names of the extensions simd_flags_of_interest
+/// knows, from CPUID bits (Intel SDM vol. 2, CPUID), each only when the OS
+/// enables its register state in XCR0.
+std::vector<std::string> x86_flags_from_cpuid(const X86Cpuid& r);
+
 // ---------------------------------------------------------------- files
 
 /// Whole text of a small file (sysfs attribute, /proc file, os-release), at

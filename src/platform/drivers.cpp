@@ -85,11 +85,7 @@ const char* cuinit_hint(int code) {
 }
 
 void probe_cuda_driver(DriverInfo& d) {
-#if defined(_WIN32)
-  const std::vector<std::string> names = {"nvcuda.dll"};
-#else
-  const std::vector<std::string> names = {"libcuda.so.1"};
-#endif
+  const std::vector<std::string> names = cuda_driver_library_names();
   const DynLib lib = DynLib::open(names);
   if (!lib) {
     d.not_collected["cuda_driver_api"] = fmt::format("{} not found: {}", names.front(), lib.error);

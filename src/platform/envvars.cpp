@@ -5,15 +5,6 @@
 
 #include "platform/detail.hpp"
 
-#if defined(_WIN32)
-#include <stdlib.h>  // _environ
-#else
-#include <unistd.h>  // environ
-#if defined(__APPLE__)
-#include <crt_externs.h>
-#endif
-#endif
-
 namespace accel::platform {
 
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb, const std::vector<std::string>& environment) {
@@ -38,16 +29,7 @@ std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb, const std::vector<st
 }
 
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb) {
-  std::vector<std::string> entries;
-#if defined(_WIN32)
-  char** env = _environ;
-#elif defined(__APPLE__)
-  char** env = *_NSGetEnviron();
-#else
-  char** env = environ;
-#endif
-  for (char** e = env; e && *e; ++e) entries.emplace_back(*e);
-  return probe_env_vars(kb, entries);
+  return probe_env_vars(kb, detail::process_environment());
 }
 
 }  // namespace accel::platform

@@ -3,14 +3,6 @@
 // from nvml.h (CUDA toolkit / NVML API reference, "Device Queries"); only
 // stable, versioned entry points (_v2, _v3) and plain-old-data structs whose
 // layout has not changed since their introduction.
-#if defined(_WIN32)
-#include <process.h>
-#define ACCEL_GETPID _getpid
-#else
-#include <unistd.h>
-#define ACCEL_GETPID getpid
-#endif
-
 #include <fmt/format.h>
 
 #include "platform/detail.hpp"
@@ -71,14 +63,6 @@ using UintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using IntFn = nvmlReturn_t (*)(nvmlDevice_t, int*);
 using TempFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*);
 using U64Fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
-
-std::vector<std::string> nvml_library_names() {
-#if defined(_WIN32)
-  return {"nvml.dll", "C:\\Windows\\System32\\nvml.dll"};
-#else
-  return {"libnvidia-ml.so.1"};
-#endif
-}
 
 /// NVML opened and initialised for the lifetime of one probe.
 class Nvml {
@@ -226,7 +210,7 @@ void fill_device(const Nvml& nvml, nvmlDevice_t dev, GpuHardware& g) {
         int others = 0;
         for (unsigned int i = 0; i < n && i < list.size(); ++i) {
           pids.push_back(list[i].pid);
-          if (static_cast<int>(list[i].pid) != static_cast<int>(ACCEL_GETPID())) ++others;
+          if (static_cast<int>(list[i].pid) != static_cast<int>(current_process_id())) ++others;
         }
         info["compute_process_pids"] = pids;
         info["other_compute_processes"] = others;

@@ -1,9 +1,13 @@
 // A child process with pipes, for running checks in an isolated worker.
-// POSIX implementation (fork/exec); on other systems spawn() throws
-// SubprocessError and callers fall back to in-process runs.
+// POSIX: fork/exec (posix/subprocess_posix.cpp). Windows: CreateProcessW in a
+// job object that kills the child's own children with it, one thread per pipe
+// (windows/subprocess_windows.cpp). Elsewhere spawn() throws SubprocessError
+// and callers fall back to in-process runs.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,8 +25,20 @@ struct ExitInfo {
   int code = 0;
   bool signaled = false;  ///< killed by a signal; `signal` is its number
   int signal = 0;
-  std::string describe() const;  ///< "exit code 1", "signal 6 (SIGABRT)"
+  /// Windows: ended by an unhandled exception; its NTSTATUS code is the exit
+  /// code (0xC0000005 access violation, 0xC00000FD stack overflow, ...).
+  bool exception = false;
+  std::uint32_t exception_ntstatus = 0;
+  /// A crash, not an exit: a fatal signal or an unhandled exception.
+  bool crashed() const { return signaled || exception; }
+  /// "exit code 1", "signal 6 (SIGABRT)", "exception 0xC0000005 (ACCESS_VIOLATION)"
+  std::string describe() const;
 };
+
+/// "exception 0xC0000005 (ACCESS_VIOLATION)"; without the name when unknown.
+std::string describe_exception(std::uint32_t code);
+
+struct WindowsChild;  // subprocess_windows.cpp
 
 /// A running child with its stdin writable and its stdout read line by line.
 /// Its stderr is drained continuously and the last `stderr_tail_bytes` kept.
@@ -44,7 +60,8 @@ class Subprocess {
   /// Waits up to `timeout` for one full line on stdout (without the newline).
   ReadResult read_line(std::string& line, std::chrono::milliseconds timeout);
 
-  /// Kills the child (SIGKILL) and reaps it.
+  /// Kills the child (SIGKILL; Windows: TerminateJobObject, its children
+  /// too) and reaps it.
   ExitInfo kill();
   /// Waits for the child to exit (up to `timeout`, then kills it).
   ExitInfo wait(std::chrono::milliseconds timeout);
@@ -67,9 +84,13 @@ class Subprocess {
   std::size_t stderr_limit_ = 0;
   bool stdout_eof_ = false;
   std::optional<ExitInfo> exit_;
+#if defined(_WIN32)
+  std::shared_ptr<WindowsChild> win_;  ///< handles, pipe readers' state (subprocess_windows.cpp)
+#endif
 };
 
-/// Absolute path of the running executable ("/proc/self/exe" on Linux).
+/// Absolute path of the running executable ("/proc/self/exe" on Linux,
+/// GetModuleFileNameW on Windows).
 std::string self_executable_path();
 
 }  // namespace accel::platform

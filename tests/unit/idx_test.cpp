@@ -1,10 +1,9 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "core/idx.hpp"
+#include "platform/detail.hpp"
 
 using namespace accel;
 namespace fs = std::filesystem;
@@ -28,7 +27,8 @@ void expect_error(const std::string& bytes, std::uint32_t magic, const std::stri
 
 fs::path scratch(const std::string& name) {
   const fs::path p =
-      fs::temp_directory_path() / ("accel-idx-test-" + name + "-" + std::to_string(::getpid()));
+      fs::temp_directory_path() /
+      ("accel-idx-test-" + name + "-" + std::to_string(accel::platform::detail::current_process_id()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;

@@ -3,13 +3,12 @@
 // and kb/arch.json holds the gfx facts the fixes rely on.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "kb_test_util.hpp"
+#include "platform/detail.hpp"
 
 namespace accel {
 namespace {
@@ -54,8 +53,9 @@ TEST(KbLoad, EveryEntryHasAReference) {
 class KbTempDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("accel_kb_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("accel_kb_test_" + std::to_string(accel::platform::detail::current_process_id()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -2,7 +2,13 @@
 // empty input recognise nothing; and the streaming reader handles 100 MB in
 // linear time with bounded memory, long lines, CR/CRLF and colour codes.
 #include <gtest/gtest.h>
+#if defined(_WIN32)
+#include <windows.h>
+// windows.h first
+#include <psapi.h>
+#else
 #include <sys/resource.h>
+#endif
 
 #include <chrono>
 #include <random>
@@ -240,9 +246,16 @@ constexpr bool kUnderAsan = false;
 #endif
 
 long max_rss_kib() {
+#if defined(_WIN32)
+  PROCESS_MEMORY_COUNTERS pmc{};
+  pmc.cb = sizeof pmc;
+  GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc);
+  return static_cast<long>(pmc.PeakWorkingSetSize / 1024);
+#else
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+#endif
 }
 
 TEST(KbStream, HundredMegabytesInLinearTimeAndBoundedMemory) {

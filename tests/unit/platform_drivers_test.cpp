@@ -1,8 +1,10 @@
 // probe_drivers on recorded trees, and the pieces it reports with.
 #include <gtest/gtest.h>
 
+#if !defined(_WIN32)
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 
@@ -18,6 +20,7 @@ bool any_starts(const std::vector<std::string>& v, const std::string& prefix) {
 }
 
 TEST(ProbeDrivers, AmdLaptop) {
+  ACCEL_SKIP_ON_WINDOWS("device nodes are POSIX only");
   const ProbeRoots r = test::recorded("amd-laptop-dgpu-igpu");
   const DriverInfo d = probe_drivers(r);
   EXPECT_EQ(d.rocm_version, "6.2.4-120");
@@ -32,6 +35,7 @@ TEST(ProbeDrivers, AmdLaptop) {
 }
 
 TEST(ProbeDrivers, NvidiaServerFromKernelModule) {
+  ACCEL_SKIP_ON_WINDOWS("device nodes are POSIX only");
   const ProbeRoots r = test::recorded("nvidia-server");
   const DriverInfo d = probe_drivers(r);
   EXPECT_EQ(d.nvidia_driver, "580.159.04");
@@ -71,6 +75,7 @@ TEST(ProbeDrivers, NodeWithoutAccessSaysWhichGroup) {
   EXPECT_EQ(detail::describe_node_access(a), "/dev/kfd: read/write ok (group render, mode 0660)");
 }
 
+#if !defined(_WIN32)  // device nodes and their permissions are POSIX
 TEST(ProbeDrivers, UnreadableNodeIsReported) {
   if (geteuid() == 0) GTEST_SKIP() << "root may open any node";
   test::TempTree t("nodes");
@@ -80,6 +85,7 @@ TEST(ProbeDrivers, UnreadableNodeIsReported) {
   ASSERT_EQ(d.device_nodes.size(), 1u);
   EXPECT_NE(d.device_nodes[0].find("NO read/write access"), std::string::npos) << d.device_nodes[0];
 }
+#endif
 
 TEST(CudaDriver, ResultNamesAndVersions) {
   EXPECT_EQ(detail::cuda_result_name(100), "CUDA_ERROR_NO_DEVICE");

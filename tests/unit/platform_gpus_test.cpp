@@ -17,6 +17,7 @@ const GpuHardware* at(const std::vector<GpuHardware>& gpus, const std::string& a
 }
 
 TEST(ProbeGpus, AmdLaptopDiscretePlusApu) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   NotCollected nc;
   const auto gpus = probe_gpus(test::recorded("amd-laptop-dgpu-igpu"), &nc);
   ASSERT_EQ(gpus.size(), 2u);  // the dGPU's HDMI audio function and the bridges are not display devices
@@ -63,6 +64,7 @@ TEST(ProbeGpus, AmdLaptopDiscretePlusApu) {
 }
 
 TEST(ProbeGpus, NvidiaServerFromSysfsOnly) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   NotCollected nc;
   const auto gpus = probe_gpus(test::recorded("nvidia-server"), &nc);
   ASSERT_EQ(gpus.size(), 1u);
@@ -87,6 +89,7 @@ TEST(ProbeGpus, NvidiaServerFromSysfsOnly) {
 }
 
 TEST(ProbeGpus, IntelIgpuPlusArc) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   const auto gpus = probe_gpus(test::recorded("intel-arc-desktop"));
   ASSERT_EQ(gpus.size(), 2u);
   const GpuHardware* igpu = at(gpus, "0000:00:02.0");
@@ -113,6 +116,7 @@ TEST(ProbeGpus, IntelIgpuPlusArc) {
 }
 
 TEST(ProbeGpus, CpuOnlyHasNone) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   NotCollected nc;
   const auto gpus = probe_gpus(test::recorded("cpu-only"), &nc);
   EXPECT_TRUE(gpus.empty());
@@ -120,6 +124,7 @@ TEST(ProbeGpus, CpuOnlyHasNone) {
 }
 
 TEST(ProbeGpus, NonexistentRootSaysWhy) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   NotCollected nc;
   std::vector<GpuHardware> gpus;
   EXPECT_NO_THROW(gpus = probe_gpus(ProbeRoots::under("/nonexistent/accel-doctor"), &nc));
@@ -129,6 +134,7 @@ TEST(ProbeGpus, NonexistentRootSaysWhy) {
 }
 
 TEST(ProbeGpus, ApuWithCombinedKfdNode) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   // Older kernels and BIOS CRAT tables describe an APU as one node with both
   // CPU cores and SIMDs; the device id is deliberately not in the APU table.
   test::TempTree t("apu");
@@ -151,6 +157,7 @@ TEST(ProbeGpus, ApuWithCombinedKfdNode) {
 }
 
 TEST(ProbeGpus, BmcDisplayIsNotAComputeDevice) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   test::TempTree t("bmc");
   const std::string dev = "sys/bus/pci/devices/0000:02:00.0/";
   t.write(dev + "class", "0x030000\n");
@@ -168,6 +175,7 @@ TEST(ProbeGpus, BmcDisplayIsNotAComputeDevice) {
 }
 
 TEST(ProbeGpus, UnboundDeviceAndMissingKfdAreExplained) {
+  ACCEL_SKIP_ON_WINDOWS("the sysfs PCI/KFD scan is Linux only");
   test::TempTree t("unbound");
   const std::string dev = "sys/bus/pci/devices/0000:0a:00.0/";
   t.write(dev + "class", "0x030000\n");

@@ -5,9 +5,17 @@
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
+#include "platform/detail.hpp"
 #include "platform/probes.hpp"
+
+/// Skips, in the Windows build, a test of a Linux probe on a recorded /sys,
+/// /proc, /dev tree: on Windows those probes read the live system through
+/// Win32 instead (host, device nodes) or are not built (the sysfs PCI/KFD scan).
+#if defined(_WIN32)
+#define ACCEL_SKIP_ON_WINDOWS(why) GTEST_SKIP() << (why)
+#else
+#define ACCEL_SKIP_ON_WINDOWS(why) (void)0
+#endif
 
 namespace accel::platform::test {
 
@@ -21,7 +29,8 @@ class TempTree {
  public:
   explicit TempTree(const std::string& tag) {
     namespace fs = std::filesystem;
-    root_ = fs::temp_directory_path() / ("accel-platform-test-" + tag + "-" + std::to_string(::getpid()));
+    root_ = fs::temp_directory_path() / ("accel-platform-test-" + tag + "-" +
+                                         std::to_string(accel::platform::detail::current_process_id()));
     fs::remove_all(root_);
     fs::create_directories(root_);
   }

@@ -1,12 +1,11 @@
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 
 #include "core/safetensors.hpp"
+#include "platform/detail.hpp"
 
 using namespace accel;
 
@@ -73,7 +72,7 @@ struct TempCheckpoint {
   std::filesystem::path dir;
   TempCheckpoint() {
     dir = std::filesystem::temp_directory_path() /
-          ("accel_st_" + std::to_string(::getpid()) + "_" +
+          ("accel_st_" + std::to_string(accel::platform::detail::current_process_id()) + "_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);

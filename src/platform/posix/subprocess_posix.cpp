@@ -38,6 +38,7 @@ std::string ExitInfo::describe() const {
     const char* name = strsignal(signal);
     return fmt::format("signal {} ({})", signal, name ? name : "unknown");
   }
+  if (exception) return describe_exception(exception_ntstatus);
   return "still running";
 }
 
@@ -235,7 +236,9 @@ std::string self_executable_path() {
 #else
 
 namespace accel::platform {
-std::string ExitInfo::describe() const { return "unknown"; }
+std::string ExitInfo::describe() const {
+  return exception ? describe_exception(exception_ntstatus) : "unknown";
+}
 Subprocess Subprocess::spawn(const std::vector<std::string>&, std::size_t) {
   throw SubprocessError("worker processes are not implemented on this OS yet; run with --no-isolate");
 }

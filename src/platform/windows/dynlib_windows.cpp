@@ -1,19 +1,17 @@
 // Run-time loading on Windows: LoadLibrary / GetProcAddress. The global
 // symbol search of POSIX (dlsym(RTLD_DEFAULT)) has no direct equivalent and
-// answers "not found" here.
+// answers "not found" here. The list of loaded modules: loaded_libs_windows.cpp.
 #if defined(_WIN32)
 
-#define WIN32_LEAN_AND_MEAN
-#include <windows.h>
-
 #include "platform/detail.hpp"
+#include "platform/windows/win_util.hpp"
 
 namespace accel::platform::detail {
 
 DynLib DynLib::open(const std::vector<std::string>& names) {
   DynLib lib;
   for (const auto& name : names) {
-    HMODULE h = LoadLibraryA(name.c_str());
+    HMODULE h = LoadLibraryW(win::widen(name).c_str());
     if (h) {
       lib.handle = reinterpret_cast<void*>(h);
       lib.name = name;
@@ -21,7 +19,7 @@ DynLib DynLib::open(const std::vector<std::string>& names) {
       return lib;
     }
     if (!lib.error.empty()) lib.error += "; ";
-    lib.error += name + ": LoadLibrary failed with error " + std::to_string(GetLastError());
+    lib.error += name + ": LoadLibrary failed: " + win::last_error();
   }
   return lib;
 }
@@ -33,17 +31,18 @@ void* DynLib::sym(const char* symbol) const {
 
 void* global_symbol(const char*) { return nullptr; }
 
-std::string object_of_address(const void*) { return {}; }
-
-std::vector<LoadedLibrary> loaded_libraries(std::string* error) {
-  if (error) *error = "listing loaded libraries is not implemented on this OS";
-  return {};
+std::string object_of_address(const void* address) {
+  HMODULE module = nullptr;
+  if (!GetModuleHandleExW(
+          GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+          static_cast<LPCWSTR>(address), &module)) {
+    return {};
+  }
+  wchar_t path[MAX_PATH * 4];
+  const DWORD n = GetModuleFileNameW(module, path, MAX_PATH * 4);
+  return n ? win::narrow(path, n) : std::string();
 }
 
 }  // namespace accel::platform::detail
-
-namespace accel::platform {
-std::string loaded_library_path(const std::string&) { return {}; }
-}  // namespace accel::platform
 
 #endif  // _WIN32

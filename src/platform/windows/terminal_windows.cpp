@@ -1,4 +1,4 @@
-#include <windows.h>
+#include "platform/windows/win_util.hpp"
 
 #include "platform/detail.hpp"
 #include "platform/terminal.hpp"
