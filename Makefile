@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: doctor test build build-main configure setup setup-test clean format
+.PHONY: doctor test build build-main configure setup setup-test clean format windows check-portable
 
 # Exit 1 means "findings to read", which is the job done, not a failed make;
 # 2 (set-up) and 4 (internal error) still fail.
@@ -15,10 +15,24 @@ doctor: setup build-main
 # After ctest, the reliability stage (issue 16): the torch-free unit tests
 # under ASan+UBSan and every fuzz target for FUZZ_SECONDS each, in build-fuzz/
 # (clang; the main build is untouched). It ends with "N passed, M failed".
+# Before the builds, the portability check (issue 10: no POSIX-only header
+# or call outside src/platform/{posix,linux}); after the reliability stage, the
+# Windows stage: the mingw-w64 cross-build in build-windows/ and its tests
+# under Wine (scripts/test_windows.sh).
 FUZZ_SECONDS ?= 20
-test: setup-test build
+test: setup-test check-portable build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	JOBS=$(JOBS) scripts/sanitize_and_fuzz.sh $(FUZZ_SECONDS)
+	JOBS=$(JOBS) BUILD_WINDOWS=$(BUILD_WINDOWS) scripts/test_windows.sh
+
+check-portable:
+	scripts/check_portable.sh
+
+# The Windows build, cross-compiled here with Debian's mingw-w64 (posix
+# threads, static): the torch-free libraries and tests (docs/windows.md).
+BUILD_WINDOWS ?= build-windows
+windows: setup-test
+	JOBS=$(JOBS) BUILD_WINDOWS=$(BUILD_WINDOWS) scripts/test_windows.sh build
 
 setup:
 	scripts/setup.sh build
@@ -43,4 +57,4 @@ format:
 	find src tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-fuzz
+	rm -rf $(BUILD) build-fuzz $(BUILD_WINDOWS)

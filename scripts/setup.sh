@@ -13,6 +13,11 @@ if [ "$mode" = "test" ]; then
   need+=(libgtest-dev libgmock-dev python3 chromium)
   # clang + its runtime (ASan, UBSan, libFuzzer): scripts/sanitize_and_fuzz.sh.
   need+=(clang libclang-rt-dev)
+  # The Windows stage (scripts/test_windows.sh, `make windows`): the mingw-w64
+  # cross-compiler with posix threads (std::thread; the win32 variant has none),
+  # GoogleTest's sources to build for it, and Wine to run the tests. Debian 12's
+  # wine64 holds the 64-bit loader (/usr/lib/wine/wine64), wine the wine command.
+  need+=(g++-mingw-w64-x86-64-posix googletest wine wine64)
 fi
 
 # Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as
