@@ -82,17 +82,17 @@ Environment& App::environment() {
   if (!env_) {
     status("collecting the environment…");
     std::optional<engine::EngineEnvironment> from_engine;
-    std::string why_not;
+    EngineAbsence absent;
     if (engine_search().path.empty()) {
-      why_not = engine::engine_missing_message(engine_search());
+      absent = {EngineAbsence::Kind::not_found, engine::engine_missing_message(engine_search())};
     } else {
       try {
         from_engine = engine().environment();
       } catch (const engine::EngineError& e) {
-        why_not = std::string("the torch engine could not say: ") + e.what();
+        absent = {EngineAbsence::Kind::failed, std::string("the torch engine could not say: ") + e.what()};
       }
     }
-    env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, why_not);
+    env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, absent);
     clear_status();
   }
   return *env_;

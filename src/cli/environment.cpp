@@ -5,7 +5,7 @@
 namespace accel::cli {
 
 Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnvironment* from_engine,
-                                const std::string& no_engine) {
+                                const EngineAbsence& absent) {
   Environment env;
   env.host = platform::probe_host();
   env.driver = platform::probe_drivers();
@@ -16,8 +16,9 @@ Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnv
     env.devices = from_engine->devices;
     env.blas = from_engine->blas;
   } else {
-    env.torch.not_collected["engine"] = no_engine;
-    env.blas.not_collected["engine"] =
+    const char* key = absent.kind == EngineAbsence::Kind::not_found ? "engine" : "engine_environment";
+    env.torch.not_collected[key] = absent.why;
+    env.blas.not_collected[key] =
         "the CPU BLAS is the one torch loads, so the torch engine reports it; none answered";
   }
   return env;

@@ -254,6 +254,11 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "accel-doctor: " << app.scrub(e.what()) << "\n";
     return kExitUsage;
+  } catch (const accel::engine::EngineError& e) {
+    // An engine that cannot start, refuses or speaks another protocol is a
+    // set-up problem of this machine, not a bug of accel-doctor.
+    std::cerr << "accel-doctor: set-up error: the torch engine: " << app.scrub(e.what()) << "\n";
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "accel-doctor: internal error: " << app.scrub(e.what()) << "\n";
     return kExitInternal;

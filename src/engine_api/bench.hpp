@@ -1,6 +1,6 @@
 // Microbenchmarks (`accel-doctor bench`), torch-free API.
 //
-// Groups, each a table of rows (engine/bench.cpp):
+// Groups, each a table of rows (engines/torch/bench.cpp):
 //  gemm      C = A @ B by dtype (fp32 with TF32 off and on, fp16, bf16, int8),
 //            square 256..8192 and LLM-shaped (M x N x K); TFLOP/s = 2MNK / t.
 //  memory    device bandwidth: copy (bytes read + written), triad c = a + 2b

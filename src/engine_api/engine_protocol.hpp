@@ -23,7 +23,9 @@
 //           "model_descriptions": ["mlp: ...", ...]}
 //   {"protocol": 1, "request": "run", "suite": "ops"|"bench"|"llm"|"train",
 //    "options": {...}}
-//       -> {"event": "start", "index": I, "total": N, "item": ItemInfo}  (each item)
+//       -> {"event": "plan", "items": [ItemInfo...]}  (the items it means to run;
+//           the LLM ceilings it may measure first are not among them)
+//          {"event": "start", "index": I, "total": N, "item": ItemInfo}  (each item)
 //          {"event": "result", "result": Result}                         (each item)
 //          {"event": "done", "results": [Result...]}  (the final list: it
 //           may add rows such as the LLM ceilings and figures such as the

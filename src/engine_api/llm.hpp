@@ -1,6 +1,6 @@
 // LLM-shaped workloads (`accel-doctor llm`), torch-free API.
 //
-// A Llama-family decoder (engine/llm/model.hpp) with random weights of a
+// A Llama-family decoder (engines/torch/llm/model.hpp) with random weights of a
 // preset's real shapes, or a Hugging Face checkpoint (--weights), measured
 // the way llama-bench names it:
 //   pp<P>        prefill of P tokens: tokens/s, time to first token (TTFT),

@@ -3,8 +3,8 @@
 // Each check runs its op on the target device, verifies the result against a
 // CPU float64 reference (or statistics for random ops), times it on the
 // device and on the CPU, and records warnings and errors with their cause.
-// By default the checks run in a worker process (this binary started again
-// as `accel-doctor __worker`) that streams each result as it finishes; a
+// By default the checks run in a worker process (the engine started again
+// as `<engine> __worker`) that streams each result as it finishes; a
 // crash or a check past its time limit becomes a `crashed` or `hung` result
 // and a new worker continues with the rest.
 #pragma once

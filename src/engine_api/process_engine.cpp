@@ -184,13 +184,16 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
                     {"suite", suite_name(suite)},
                     {"options", options}});
   std::vector<Result> streamed;
+  std::vector<ItemInfo> planned;
   std::optional<ItemInfo> current;
   while (true) {
     const std::optional<json> j = s.try_next(to_ms(event_timeout_s));
     if (!j) break;
     const std::string event = j->value("event", "");
     if (event == "error") throw_engine_error(*j);
-    if (event == "start") {
+    if (event == "plan") {
+      planned = j->value("items", std::vector<ItemInfo>{});
+    } else if (event == "start") {
       current = j->value("item", ItemInfo{});
       if (cb.on_start)
         cb.on_start(*current, j->value("index", std::size_t{0}), j->value("total", std::size_t{0}));
@@ -220,9 +223,23 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
                       : fmt::format("the engine process died ({})", s.exit().describe());
     streamed.push_back(failed_result(*current, device, status, headline, s.tail(), kb_, machine));
     if (cb.on_result) cb.on_result(streamed.back());
-  } else if (!s.timed_out() && !(s.exit().exited && s.exit().code == 0)) {
+  } else if (streamed.empty() && !s.timed_out()) {
     throw EngineError(fmt::format("the engine ended ({}) before running anything{}", s.exit().describe(),
                                   s.tail().empty() ? "" : ": " + last_lines(s.tail(), 3)));
+  }
+  // The planned items it never reached are in the report too, as not run.
+  const std::string ended = s.timed_out() ? "the engine fell silent and was stopped"
+                                          : fmt::format("the engine ended ({})", s.exit().describe());
+  for (const auto& item : planned) {
+    const bool has =
+        std::any_of(streamed.begin(), streamed.end(), [&](const Result& r) { return r.key == item.key; });
+    if (has) continue;
+    Result r = start_result(item.key, item.kind, &item, "");
+    r.device = device;
+    r.status = Status::skipped;
+    r.reason = "not run: " + ended + " before this item";
+    streamed.push_back(r);
+    if (cb.on_result) cb.on_result(streamed.back());
   }
   return streamed;
 }

@@ -30,6 +30,27 @@ RunCallbacks streaming(Events& events) {
   return cb;
 }
 
+/// The items a run will start, as the engine lists them (the front end
+/// accounts for any the engine never reaches).
+std::vector<ItemInfo> planned_items(Engine& engine, SuiteId suite, const json& options) {
+  switch (suite) {
+    case SuiteId::ops: {
+      std::vector<ItemInfo> items;
+      for (const auto& c : engine.list_checks(ops_options_from_json(options))) {
+        items.push_back({c.key, "check", c.name, c.category, c.dtype, c.shape});
+      }
+      return items;
+    }
+    case SuiteId::bench:
+      return engine.list_benchmarks(bench_options_from_json(options));
+    case SuiteId::llm:
+      return engine.plan_llm(llm_options_from_json(options)).items;
+    case SuiteId::train:
+      return engine.plan_train(train_options_from_json(options)).items;
+  }
+  return {};
+}
+
 std::vector<Result> run(Engine& engine, SuiteId suite, const json& options, const RunCallbacks& cb) {
   switch (suite) {
     case SuiteId::ops:
@@ -71,6 +92,7 @@ json serve(Engine& engine, EngineRequest request, const json& req, Events& event
     case EngineRequest::run: {
       const auto suite = parse_suite_name(req.value("suite", ""));
       if (!suite) throw std::invalid_argument("unknown suite '" + req.value("suite", "") + "'");
+      events.send({{"event", "plan"}, {"items", planned_items(engine, *suite, options)}});
       return {{"event", "done"}, {"results", run(engine, *suite, options, streaming(events))}};
     }
   }

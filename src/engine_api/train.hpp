@@ -1,6 +1,6 @@
 // Training steps (`accel-doctor train`), torch-free API.
 //
-// Models (engine/train/model.hpp), both on MNIST-shaped data: images
+// Models (engines/torch/train/model.hpp), both on MNIST-shaped data: images
 // float32 [B, 1, 28, 28] normalised with MNIST's mean 0.1307 and std 0.3081,
 // labels int64 [B] in 0..9:
 //   mlp  784-1024-1024-10 with ReLU (1.86M parameters)

@@ -1,5 +1,5 @@
-// The worker protocol's event lines (engine/worker.cpp writes them, one JSON
-// object per line on the worker's stdout; engine/isolation.cpp reads them):
+// The worker protocol's event lines (engine_api/worker.cpp writes them, one JSON
+// object per line on the worker's stdout; engine_api/isolation.cpp reads them):
 //   {"event": "ready", "info": {...}}
 //   {"event": "start", "key": K}
 //   {"event": "result", "result": {Result}}

@@ -153,13 +153,15 @@ TEST(EngineServe, PassesOptionsAndStreamsARun) {
   EXPECT_EQ(ev[1]["checks"][0]["verify"], "reference");
 
   ev = serve(e, R"({"protocol": 1, "request": "run", "suite": "ops", "options": {"device": "cuda:0"}})");
-  ASSERT_EQ(ev.size(), 4u);
-  EXPECT_EQ(ev[1]["event"], "start");
-  EXPECT_EQ(ev[1]["item"]["key"], "ops/x/add/fp32");
-  EXPECT_EQ(ev[2]["event"], "result");
-  EXPECT_EQ(ev[2]["result"]["device"], "cuda:0");
-  EXPECT_EQ(ev[3]["event"], "done");
-  EXPECT_EQ(ev[3]["results"].size(), 2u);  // the final list, with the row only it has
+  ASSERT_EQ(ev.size(), 5u);
+  EXPECT_EQ(ev[1]["event"], "plan");
+  EXPECT_EQ(ev[1]["items"][0]["key"], "ops/x/add/fp32");
+  EXPECT_EQ(ev[2]["event"], "start");
+  EXPECT_EQ(ev[2]["item"]["key"], "ops/x/add/fp32");
+  EXPECT_EQ(ev[3]["event"], "result");
+  EXPECT_EQ(ev[3]["result"]["device"], "cuda:0");
+  EXPECT_EQ(ev[4]["event"], "done");
+  EXPECT_EQ(ev[4]["results"].size(), 2u);  // the final list, with the row only it has
 
   ev = serve(e, R"({"protocol": 1, "request": "plan_llm", "options": {"attention": "sdpa"}})");
   EXPECT_EQ(ev[1]["attention_problem"], "needs torch >= 2.0");
@@ -283,6 +285,8 @@ TEST_F(FakeEngineScript, AnEngineThatDiesKeepsWhatItSentAndBlamesTheItem) {
       write(
           "crash.sh",
           std::string(kHello) + "\n" +
+              R"(echo '{"event": "plan", "items": [{"key": "ops/a/first/fp32"}, {"key": "ops/a/second/fp32"}, {"key": "ops/a/third/fp32", "name": "third"}]}')"
+              "\n" +
               R"(echo '{"event": "start", "index": 0, "total": 2, "item": {"key": "ops/a/first/fp32"}}')"
               "\n"
               R"(echo '{"event": "result", "result": {"key": "ops/a/first/fp32", "status": "ok"}}')"
@@ -294,12 +298,31 @@ TEST_F(FakeEngineScript, AnEngineThatDiesKeepsWhatItSentAndBlamesTheItem) {
   OpsOptions o;
   o.device = "cuda:0";
   const auto results = e.run_ops(o, {});
-  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].status, Status::ok);
   EXPECT_EQ(results[1].key, "ops/a/second/fp32");
   EXPECT_EQ(results[1].status, Status::crashed);
   EXPECT_EQ(results[1].device, "cuda:0");
   EXPECT_NE(results[1].reason.find("engine process died"), std::string::npos) << results[1].reason;
   EXPECT_NE(results[1].evidence.value("stderr_tail", "").find("illegal memory access"), std::string::npos);
+  // The planned item it never reached is reported as not run, not dropped.
+  EXPECT_EQ(results[2].key, "ops/a/third/fp32");
+  EXPECT_EQ(results[2].name, "third");
+  EXPECT_EQ(results[2].status, Status::skipped);
+  EXPECT_NE(results[2].reason.find("not run: the engine ended"), std::string::npos) << results[2].reason;
+}
+
+TEST_F(FakeEngineScript, AnEngineThatFailsBetweenItemsKeepsTheResults) {
+  ProcessEngine e(
+      write("exit.sh",
+            std::string(kHello) + "\n" +
+                R"(echo '{"event": "start", "index": 0, "total": 2, "item": {"key": "ops/a/first/fp32"}}')"
+                "\n"
+                R"(echo '{"event": "result", "result": {"key": "ops/a/first/fp32", "status": "ok"}}')"
+                "\nexit 1\n"),
+      nullptr);
+  const auto results = e.run_ops({}, {});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::ok);
 }
 #endif  // !_WIN32

@@ -979,7 +979,8 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   const auto& t = env.torch;
   out += bold("Torch", style) + "\n";
   // No engine answered: one line saying why, not a page of empty fields.
-  const auto no_engine = t.not_collected.find("engine");
+  auto no_engine = t.not_collected.find("engine");
+  if (no_engine == t.not_collected.end()) no_engine = t.not_collected.find("engine_environment");
   if (t.version.empty() && no_engine != t.not_collected.end()) {
     line(out, "not asked", first_line(no_engine->second));
   } else {
@@ -1028,7 +1029,7 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
 
   out += bold(fmt::format("Accelerators torch sees ({})", env.devices.size()), style) + "\n";
   if (env.devices.empty())
-    out += no_engine != t.not_collected.end() ? "  not asked: no torch engine\n" : "  none\n";
+    out += no_engine != t.not_collected.end() ? "  not asked (see Torch above)\n" : "  none\n";
   for (const auto& dev : env.devices) {
     std::string s = fmt::format("{}  {}  {}", dev.id, dev.name, dev.arch);
     if (dev.total_memory_bytes) s += "  " + format_bytes(static_cast<double>(*dev.total_memory_bytes));

@@ -2,7 +2,7 @@
 // grouped-query attention (SDPA where the torch version has it, or an
 // explicit matmul-softmax path), SwiGLU MLP, and a preallocated KV cache.
 // Shapes follow Hugging Face's LlamaForCausalLM / Qwen2ForCausalLM so real
-// checkpoints load (engine/llm/weights.cpp). Engine-internal (torch types).
+// checkpoints load (engines/torch/llm/weights.cpp). Engine-internal (torch types).
 #pragma once
 
 #include <array>

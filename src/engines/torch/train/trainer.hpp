@@ -1,6 +1,6 @@
 // Training internals (engine-only): models from ATen ops with autograd, the
 // MNIST-shaped data on the host, autocast, the gradient scaler, SGD, and one
-// training step. See engine/train.hpp for what `accel-doctor train` measures.
+// training step. See engine_api/train.hpp for what `accel-doctor train` measures.
 #pragma once
 
 #include <cstdint>
