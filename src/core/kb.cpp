@@ -183,6 +183,16 @@ struct DriverMin {
   std::string cuda, linux_min, windows_min;
 };
 
+/// One official torch wheel variant and the GPU targets it carries code for
+/// (kb/wheels.json "torch_wheels").
+struct TorchWheel {
+  std::string torch;    ///< "2.8": every 2.8.x release
+  std::string variant;  ///< "cu128", "rocm6.4"
+  std::vector<std::string> archs;  ///< "sm_80", "gfx1100"
+  std::string ptx;                 ///< the sm whose PTX is embedded (JIT for newer GPUs), or ""
+  std::string source;
+};
+
 struct EnvEntry {
   std::string name;  // exact, or prefix ending in '*'
   std::string effect;
@@ -212,6 +222,7 @@ struct KbData {
   std::map<std::string, GfxArch> gfx;
   std::map<std::string, SmArch> sm;
   std::vector<DriverMin> drivers;
+  std::vector<TorchWheel> wheels;
   std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
@@ -539,6 +550,78 @@ void load_arch(const fs::path& path, KbData& kb) {
   } catch (const json::exception& ex) {
     throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
   }
+}
+
+void load_wheels(const fs::path& path, KbData& kb) {
+  const json doc = read_json_file(path);
+  const std::string file = path.filename().string();
+  static const RE2 arch_re(R"(sm_\d{2,3}|gfx\d{2,4}[0-9a-f]?)");
+  try {
+    for (const auto& w : doc.at("torch_wheels")) {
+      TorchWheel t;
+      t.torch = w.at("torch").get<std::string>();
+      t.variant = w.at("variant").get<std::string>();
+      t.archs = w.at("archs").get<std::vector<std::string>>();
+      t.ptx = w.value("ptx", "");
+      t.source = w.value("source", "");
+      const std::string where = fmt::format("{} torch {} {}", file, t.torch, t.variant);
+      if (t.source.empty()) throw KbError(where + ": needs 'source'");
+      if (t.archs.empty()) throw KbError(where + ": 'archs' is empty");
+      for (const auto& a : t.archs) {
+        if (!RE2::FullMatch(a, arch_re)) throw KbError(fmt::format("{}: '{}' is not an sm_NN or gfx target", where, a));
+      }
+      if (!t.ptx.empty() && !RE2::FullMatch(t.ptx, arch_re)) throw KbError(where + ": bad 'ptx'");
+      kb.wheels.push_back(std::move(t));
+    }
+  } catch (const json::exception& ex) {
+    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
+  }
+}
+
+/// The wheel table's row for this torch build ("2.8.0" + "12.8" -> 2.8 cu128;
+/// "+rocm6.4" -> rocm6.4), or nullptr when the table does not list it.
+const TorchWheel* wheel_of(const KbData& kb, const MachineFacts& f) {
+  const auto tv = parse_version(f.torch_version);
+  if (tv.size() < 2) return nullptr;
+  std::string variant;
+  if (!f.torch_cuda.empty()) {
+    const auto cv = parse_version(f.torch_cuda);
+    if (cv.size() < 2) return nullptr;
+    variant = fmt::format("cu{}{}", cv[0], cv[1]);
+  } else if (!f.torch_rocm.empty()) {
+    const auto rv = parse_version(f.torch_rocm);
+    if (rv.size() < 2) return nullptr;
+    variant = fmt::format("rocm{}.{}", rv[0], rv[1]);
+  } else {
+    return nullptr;
+  }
+  for (const auto& w : kb.wheels) {
+    const auto wv = parse_version(w.torch);
+    if (wv.size() >= 2 && wv[0] == tv[0] && wv[1] == tv[1] && w.variant == variant) return &w;
+  }
+  return nullptr;
+}
+
+/// Whether a wheel runs on `arch`: an NVIDIA cubin for X.y runs on X.z with
+/// z >= y, embedded PTX is compiled at load for any newer GPU; an AMD code
+/// object runs only on its own gfx target. nullopt when the GPU's target is
+/// not of the wheel's kind.
+std::optional<bool> wheel_runs_on(const TorchWheel& w, std::string_view sm, std::string_view gfx) {
+  const bool cuda_wheel = w.variant.rfind("cu", 0) == 0;
+  if (cuda_wheel) {
+    int have = 0;
+    if (sm.size() < 5 || !RE2::FullMatch(sm.substr(3), R"((\d+))", &have)) return std::nullopt;
+    for (const auto& a : w.archs) {
+      int cc = 0;
+      if (a.rfind("sm_", 0) != 0 || !RE2::FullMatch(a.substr(3), R"((\d+))", &cc)) continue;
+      if (cc / 10 == have / 10 && cc % 10 <= have % 10) return true;
+    }
+    int ptx = 0;
+    if (!w.ptx.empty() && RE2::FullMatch(w.ptx.substr(3), R"((\d+))", &ptx) && ptx <= have) return true;
+    return false;
+  }
+  if (gfx.empty() || gfx.find('x', 3) != std::string_view::npos) return std::nullopt;  // a family wildcard
+  return std::find(w.archs.begin(), w.archs.end(), std::string(gfx)) != w.archs.end();
 }
 
 void add_to_set(PatternSet& ps, SetItem::Kind kind, std::size_t owner, const RE2& re) {
@@ -1017,10 +1100,16 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
       result = tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
     }
   } else if (key == "wheel_lacks_arch") {
-    // True when torch's CUDA and version fall in a range of official wheels
-    // that leave the GPU's architecture out; unknown without the sm, torch's
-    // CUDA, or (for a range that starts at some torch version) the version.
-    if (c.sm && !f.torch_cuda.empty()) {
+    // The wheel table (kb/wheels.json) decides when it lists this torch
+    // build and the GPU's target is known. Otherwise: true when torch's CUDA
+    // and version fall in a range of official wheels that leave the GPU's
+    // architecture out; unknown without the sm, torch's CUDA, or (for a range
+    // that starts at some torch version) the version.
+    const TorchWheel* w = wheel_of(c.kb, f);
+    const std::optional<bool> runs = w ? wheel_runs_on(*w, f.sm, f.gfx) : std::nullopt;
+    if (runs) {
+      result = tri(!*runs);
+    } else if (c.sm && !f.torch_cuda.empty()) {
       result = Tri::F;
       for (const auto& w : c.sm->wheels_without) {
         if (compare_versions(f.torch_cuda, w.cuda) < 0) continue;
@@ -1093,6 +1182,16 @@ std::string render(std::string_view text, const EvalContext& c) {
     if (name == "torch_version") return f.torch_version;
     if (name == "driver") return f.driver;
     if (name == "min_driver") return min_driver(c);
+    if (name == "wheel_variant" || name == "wheel_archs" || name == "wheel_source") {
+      const TorchWheel* w = wheel_of(c.kb, f);
+      if (!w) return {};
+      if (name == "wheel_variant") return w->variant;
+      if (name == "wheel_source") return w->source;
+      std::string archs;
+      for (const auto& a : w->archs) archs += (archs.empty() ? "" : " ") + a;
+      if (!w->ptx.empty()) archs += " (+PTX " + w->ptx + ")";
+      return archs;
+    }
     if (name == "os") return f.os;
     if (name == "vendor") return f.vendor;
     if (name == "backend") return f.backend;
@@ -1410,6 +1509,8 @@ KnowledgeBase KnowledgeBase::load(const std::string& dir) {
   load_errors(files, *kb.impl_);
   const fs::path arch_path = root / "arch.json";
   if (fs::exists(arch_path)) load_arch(arch_path, *kb.impl_);
+  const fs::path wheels_path = root / "wheels.json";
+  if (fs::exists(wheels_path)) load_wheels(wheels_path, *kb.impl_);
   const fs::path env_path = root / "env_vars.json";
   if (fs::exists(env_path)) {
     try {

@@ -78,6 +78,20 @@ TEST_F(KbTempDir, BadRegexNamesTheEntry) {
   EXPECT_NE(msg.find("bad pattern"), std::string::npos) << msg;
 }
 
+TEST_F(KbTempDir, WheelRowWithoutSourceIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [{"torch": "2.8", "variant": "cu128", "archs": ["sm_80"]}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("wheels.json torch 2.8 cu128: needs 'source'"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, WheelRowWithABadTargetIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [{"torch": "2.8", "variant": "cu128", "archs": ["8.0"], "source": "s"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("'8.0' is not an sm_NN or gfx target"), std::string::npos) << msg;
+}
+
 TEST_F(KbTempDir, InvalidJsonNamesTheFile) {
   write("errors.json", "{ not json");
   const auto msg = load_error();

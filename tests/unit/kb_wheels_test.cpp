@@ -1,0 +1,61 @@
+// The wheel table (kb/wheels.json) decides wheel_lacks_arch for the torch
+// builds it lists: which GPU targets an official wheel variant carries code
+// for, with NVIDIA's binary compatibility (X.y runs on X.z, z >= y) and PTX.
+#include <gtest/gtest.h>
+
+#include "kb_test_util.hpp"
+
+namespace accel {
+namespace {
+
+using testing::contains_ci;
+using testing::repo_kb;
+
+std::vector<Diagnosis> on(const std::string& arch, const std::string& log) {
+  MachineContext c;
+  c.arch = arch;
+  return repo_kb().explain(log, c);
+}
+
+const Diagnosis* find(const std::vector<Diagnosis>& ds, const std::string& id) {
+  for (const auto& d : ds) {
+    if (d.id == id) return &d;
+  }
+  return nullptr;
+}
+
+TEST(KbWheels, BlackwellOnACu126WheelNamesTheWheelsTargets) {
+  const auto ds = on("sm_120", "PyTorch version: 2.8.0+cu126\n");
+  const Diagnosis* d = find(ds, "torch_build_evidence");
+  ASSERT_NE(d, nullptr);
+  // The cause lists what the cu126 wheel of 2.8 was built for, from the table.
+  EXPECT_TRUE(contains_ci(d->cause, "cu126 wheels of torch 2.8.0+cu126 carry code for sm_50 sm_60 sm_70")) << d->cause;
+  EXPECT_TRUE(contains_ci(d->cause, "leaves out sm_120")) << d->cause;
+  EXPECT_TRUE(contains_ci(d->fix, "cu128")) << d->fix;
+}
+
+TEST(KbWheels, BinaryCompatibleMinorVersionsRun) {
+  // sm_89 runs the sm_86 cubins of the cu128 wheel; sm_61 runs cu126's sm_60.
+  EXPECT_EQ(find(on("sm_89", "torch==2.8.0+cu128\n"), "torch_build_evidence"), nullptr);
+  EXPECT_EQ(find(on("sm_61", "torch==2.8.0+cu126\n"), "torch_build_evidence"), nullptr);
+  // ... but not across a major version: sm_61 has nothing in cu128 (7.0 and up).
+  const Diagnosis* d = find(on("sm_61", "torch==2.8.0+cu128\n"), "torch_build_evidence");
+  ASSERT_NE(d, nullptr);
+  EXPECT_TRUE(contains_ci(d->cause, "leaves out sm_61")) << d->cause;
+}
+
+TEST(KbWheels, EmbeddedPtxRunsOnNewerGpus) {
+  // cu129 embeds sm_120 PTX, cu128 does not: a (hypothetical) sm_130 GPU is
+  // left out by cu128 and JIT-compiles cu129's PTX.
+  EXPECT_NE(find(on("sm_130", "torch==2.8.0+cu128\n"), "torch_build_evidence"), nullptr);
+  EXPECT_EQ(find(on("sm_130", "torch==2.8.0+cu129\n"), "torch_build_evidence"), nullptr);
+}
+
+TEST(KbWheels, UnlistedBuildsFallBackToTheArchRanges) {
+  // 2.9 is not in the table: arch.json's wheels_without (Volta leaves at CUDA 13) decides.
+  EXPECT_NE(find(on("sm_70", "torch==2.9.0+cu130\n"), "torch_build_evidence"), nullptr);
+  EXPECT_EQ(find(on("sm_70", "torch==2.9.0+cu128\n"), "torch_build_evidence"), nullptr);
+}
+
+}  // namespace
+}  // namespace accel
