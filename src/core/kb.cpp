@@ -193,6 +193,15 @@ struct TorchWheel {
   std::string source;
 };
 
+/// A GPU family TheRock builds ROCm and torch wheels for (kb/wheels.json
+/// "therock_families"): its pip index is rocm.nightlies.amd.com/v2/<family>/.
+struct TherockFamily {
+  std::string family;  ///< "gfx110X-all"
+  std::vector<std::string> targets;
+  std::vector<std::string> platforms;  ///< "linux", "windows"
+  std::string source;
+};
+
 struct EnvEntry {
   std::string name;  // exact, or prefix ending in '*'
   std::string effect;
@@ -223,6 +232,7 @@ struct KbData {
   std::map<std::string, SmArch> sm;
   std::vector<DriverMin> drivers;
   std::vector<TorchWheel> wheels;
+  std::vector<TherockFamily> therock;
   std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
@@ -277,7 +287,8 @@ void check_captures(const RE2& re, const std::string& where) {
 
 const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
                                           "cpu_only_torch",          "cuda_older_than_arch",
-                                          "driver_older_than_cuda",  "wheel_lacks_arch"};
+                                          "driver_older_than_cuda",  "wheel_lacks_arch",
+                                          "therock_has_arch"};
 const std::set<std::string> kStringConds = {"vendor",       "backend",     "os",
                                             "os_not",       "gfx_support", "gfx_family",
                                             "gfx_override", "env_set",     "measured_on"};
@@ -573,6 +584,27 @@ void load_wheels(const fs::path& path, KbData& kb) {
       if (!t.ptx.empty() && !RE2::FullMatch(t.ptx, arch_re)) throw KbError(where + ": bad 'ptx'");
       kb.wheels.push_back(std::move(t));
     }
+    if (doc.contains("therock_families")) {
+      for (const auto& w : doc.at("therock_families")) {
+        TherockFamily t;
+        t.family = w.at("family").get<std::string>();
+        t.targets = w.at("targets").get<std::vector<std::string>>();
+        t.platforms = w.at("platforms").get<std::vector<std::string>>();
+        t.source = w.value("source", "");
+        const std::string where = fmt::format("{} TheRock family {}", file, t.family);
+        if (t.source.empty()) throw KbError(where + ": needs 'source'");
+        if (t.targets.empty()) throw KbError(where + ": 'targets' is empty");
+        for (const auto& a : t.targets) {
+          if (!RE2::FullMatch(a, arch_re) || a.rfind("gfx", 0) != 0) {
+            throw KbError(fmt::format("{}: '{}' is not a gfx target", where, a));
+          }
+        }
+        for (const auto& pl : t.platforms) {
+          if (pl != "linux" && pl != "windows") throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
+        }
+        kb.therock.push_back(std::move(t));
+      }
+    }
   } catch (const json::exception& ex) {
     throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
   }
@@ -600,6 +632,23 @@ const TorchWheel* wheel_of(const KbData& kb, const MachineFacts& f) {
     if (wv.size() >= 2 && wv[0] == tv[0] && wv[1] == tv[1] && w.variant == variant) return &w;
   }
   return nullptr;
+}
+
+/// The TheRock family whose wheels include `gfx` on the machine's OS (WSL
+/// counts as Linux; any OS when it is not known), the smallest such family
+/// first; nullptr when none does. `*known` is false when the gfx target is
+/// not known exactly (empty or a family wildcard), so nothing can be said.
+const TherockFamily* therock_family_of(const KbData& kb, const MachineFacts& f, bool* known) {
+  *known = !f.gfx.empty() && f.gfx.find('x', 3) == std::string::npos && !kb.therock.empty();
+  if (!*known) return nullptr;
+  const std::string os = f.os == "wsl" ? "linux" : f.os;
+  const TherockFamily* best = nullptr;
+  for (const auto& t : kb.therock) {
+    if (std::find(t.targets.begin(), t.targets.end(), f.gfx) == t.targets.end()) continue;
+    if (!os.empty() && std::find(t.platforms.begin(), t.platforms.end(), os) == t.platforms.end()) continue;
+    if (!best || t.targets.size() < best->targets.size()) best = &t;
+  }
+  return best;
 }
 
 /// Whether a wheel runs on `arch`: an NVIDIA cubin for X.y runs on X.z with
@@ -1121,6 +1170,11 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
         }
       }
     }
+  } else if (key == "therock_has_arch") {
+    // True when TheRock builds wheels for the GPU's gfx target on this OS.
+    bool known = false;
+    const TherockFamily* t = therock_family_of(c.kb, f, &known);
+    if (known) result = tri(t != nullptr);
   } else if (key == "driver_older_than_cuda") {
     const std::string need = min_driver(c);
     if (!f.driver.empty() && !need.empty()) {
@@ -1182,6 +1236,12 @@ std::string render(std::string_view text, const EvalContext& c) {
     if (name == "torch_version") return f.torch_version;
     if (name == "driver") return f.driver;
     if (name == "min_driver") return min_driver(c);
+    if (name == "therock_family" || name == "therock_index") {
+      bool known = false;
+      const TherockFamily* t = therock_family_of(c.kb, f, &known);
+      if (!t) return {};
+      return name == "therock_family" ? t->family : "https://rocm.nightlies.amd.com/v2/" + t->family + "/";
+    }
     if (name == "wheel_variant" || name == "wheel_archs" || name == "wheel_source") {
       const TorchWheel* w = wheel_of(c.kb, f);
       if (!w) return {};

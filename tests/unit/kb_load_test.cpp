@@ -92,6 +92,14 @@ TEST_F(KbTempDir, WheelRowWithABadTargetIsRefused) {
   EXPECT_NE(msg.find("'8.0' is not an sm_NN or gfx target"), std::string::npos) << msg;
 }
 
+TEST_F(KbTempDir, TherockFamilyWithAnUnknownPlatformIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [], "therock_families": [{"family": "gfx110X-all",
+      "targets": ["gfx1100"], "platforms": ["macos"], "source": "s"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("TheRock family gfx110X-all: unknown platform 'macos'"), std::string::npos) << msg;
+}
+
 TEST_F(KbTempDir, InvalidJsonNamesTheFile) {
   write("errors.json", "{ not json");
   const auto msg = load_error();

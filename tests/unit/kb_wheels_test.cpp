@@ -57,5 +57,39 @@ TEST(KbWheels, UnlistedBuildsFallBackToTheArchRanges) {
   EXPECT_EQ(find(on("sm_70", "torch==2.9.0+cu128\n"), "torch_build_evidence"), nullptr);
 }
 
+// ---------------------------------------------------------------- TheRock families
+
+std::string fix_for(const std::string& arch, const std::string& os, const std::string& log, const std::string& id) {
+  MachineContext c;
+  c.arch = arch;
+  c.os = os;
+  for (const auto& d : repo_kb().explain(log, c)) {
+    if (d.id == id) return d.fix;
+  }
+  return "(no " + id + ")";
+}
+
+TEST(KbTherock, WindowsNoDeviceNamesTheFamilyIndex) {
+  const auto fix = fix_for("gfx1100", "Windows 11", "RuntimeError: No HIP GPUs are available\n", "hip_no_device");
+  EXPECT_TRUE(contains_ci(fix, "https://rocm.nightlies.amd.com/v2/gfx110X-all/")) << fix;
+  // The smallest family holding the target wins (gfx1151 is its own family).
+  const auto apu = fix_for("gfx1151", "Windows 11", "RuntimeError: No HIP GPUs are available\n", "hip_no_device");
+  EXPECT_TRUE(contains_ci(apu, "v2/gfx1151/")) << apu;
+}
+
+TEST(KbTherock, ATargetInNoWindowsFamilyGetsNoIndex) {
+  // gfx1031 (RX 6700 XT) is in no TheRock family; gfx906 has no Windows torch build.
+  for (const std::string gfx : {"gfx1031", "gfx906"}) {
+    const auto fix = fix_for(gfx, "Windows 10", "RuntimeError: No HIP GPUs are available\n", "hip_no_device");
+    EXPECT_TRUE(contains_ci(fix, "no family with " + gfx)) << gfx << ": " << fix;
+    EXPECT_FALSE(contains_ci(fix, "rocm.nightlies.amd.com/v2/gfx")) << gfx << ": " << fix;
+  }
+}
+
+TEST(KbTherock, CpuOnlyTorchOnAnApuNamesItsWindowsIndex) {
+  const auto fix = fix_for("gfx1151", "Windows 11", "torch==2.4.0+cpu\n", "torch_build_evidence");
+  EXPECT_TRUE(contains_ci(fix, "https://rocm.nightlies.amd.com/v2/gfx1151/")) << fix;
+}
+
 }  // namespace
 }  // namespace accel
