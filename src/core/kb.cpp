@@ -7,6 +7,7 @@
 // lines the set reports, to extract named captures. A second set holds the
 // two-line ("window") patterns, matched against "previous line\ncurrent line".
 #include "core/kb.hpp"
+#include "core/kb_tool_output.hpp"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -971,6 +972,46 @@ MachineFacts parse_context(const KbData& kb, const MachineContext& ctx) {
   return f;
 }
 
+/// Completes context facts with the GPUs a pasted tool output lists
+/// (rocminfo, hipInfo, dxdiag, nvidia-smi): every gfx target, so an iGPU next
+/// to a dGPU is seen; names through gpu_names; the driver. Context first.
+void merge_tool_gpus(const KbData& kb, const std::vector<ToolGpu>& gpus, MachineFacts& f) {
+  if (gpus.empty()) return;
+  std::string names;
+  MachineFacts found;
+  for (const auto& g : gpus) {
+    if (!g.arch.empty()) add_gfx(found, g.arch);
+    if (!g.name.empty() && names.find(g.name) == std::string::npos) names += (names.empty() ? "" : " | ") + g.name;
+  }
+  for (const auto& g : gpus) {  // a GPU the tool names without a target: its name decides
+    if (g.arch.empty() && !g.name.empty()) {
+      MachineFacts named;
+      arch_from_names(kb, g.name, named);
+      for (const auto& t : named.gfx_targets) add_gfx(found, t);
+      if (found.sm.empty()) found.sm = named.sm;
+    }
+  }
+  if (f.gpu.empty()) f.gpu = names;
+  if (f.gfx_targets.empty() && !found.gfx_targets.empty()) {
+    f.gfx_targets = found.gfx_targets;
+    choose_primary_gfx(kb, f);
+  }
+  if (f.sm.empty()) f.sm = found.sm;
+  if (f.vendor.empty()) {
+    if (!f.gfx.empty()) f.vendor = "amd";
+    else if (!f.sm.empty()) f.vendor = "nvidia";
+  }
+  if (f.driver.empty() && f.vendor == "nvidia") {
+    for (const auto& g : gpus) {
+      if (g.tool == "nvidia-smi" && !g.driver.empty()) {
+        f.driver = g.driver;
+        break;
+      }
+    }
+  }
+  if (!f.igpu && !f.dgpu) derive_gpu_presence(kb, names, f);
+}
+
 /// Completes context facts with what the log said (context first).
 void merge_log_facts(const KbData& kb, const std::map<std::string, std::string>& log, MachineFacts& f) {
   auto get = [&](const char* k) -> std::string {
@@ -1326,6 +1367,7 @@ class Scanner {
 
   void feed(std::string_view line, std::size_t number) {
     if (line.empty()) return;
+    tools_.line(line);
     match_set(kb_.line_set, line, number, false);
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
@@ -1340,6 +1382,7 @@ class Scanner {
   std::vector<EntryState>& entries() { return entries_; }
   const std::vector<bool>& hints() const { return hints_; }
   const std::map<std::string, std::string>& log_facts() const { return log_facts_; }
+  std::vector<ToolGpu> tool_gpus() const { return tools_.gpus(); }
 
  private:
   void record(EntryState& st, std::string_view text, std::size_t number) {
@@ -1406,6 +1449,7 @@ class Scanner {
   std::vector<EntryState> entries_;
   std::vector<bool> hints_;
   std::map<std::string, std::string> log_facts_;
+  ToolOutputReader tools_;
   std::vector<int> hits_;
   std::string prev_, window_;
   std::size_t prev_number_ = 0;
@@ -1510,6 +1554,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
 std::vector<Diagnosis> finish(const KbData& kb, Scanner& sc, const MachineContext& ctx,
                               MachineFacts* facts_out) {
   MachineFacts facts = parse_context(kb, ctx);
+  merge_tool_gpus(kb, sc.tool_gpus(), facts);
   merge_log_facts(kb, sc.log_facts(), facts);
   for (std::size_t i = 0; i < kb.hints.size(); ++i) {
     if (sc.hints()[i]) facts.hints.push_back(kb.hints[i].id);
