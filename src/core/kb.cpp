@@ -234,6 +234,7 @@ struct KbData {
   std::vector<DriverMin> drivers;
   std::vector<TorchWheel> wheels;
   std::vector<TherockFamily> therock;
+  std::map<std::string, std::string> windows_hip_sdk;  // gfx -> "hip_sdk", "runtime", "none"
   std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
@@ -292,7 +293,8 @@ const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_s
                                           "therock_has_arch"};
 const std::set<std::string> kStringConds = {"vendor",       "backend",     "os",
                                             "os_not",       "gfx_support", "gfx_family",
-                                            "gfx_override", "env_set",     "measured_on"};
+                                            "gfx_override", "env_set",     "measured_on",
+                                            "windows_hip_sdk"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
   if (!c.is_object()) throw KbError(fmt::format("{}: a condition must be an object", where));
@@ -551,6 +553,17 @@ void load_arch(const fs::path& path, KbData& kb) {
       }
       std::sort(kb.drivers.begin(), kb.drivers.end(),
                 [](const DriverMin& a, const DriverMin& b) { return compare_versions(a.cuda, b.cuda) < 0; });
+    }
+    if (doc.contains("windows_hip_sdk")) {
+      const auto& w = doc.at("windows_hip_sdk");
+      if (w.value("source", "").empty()) throw KbError(file + " windows_hip_sdk: needs 'source'");
+      for (const auto& [target, level] : w.at("targets").items()) {
+        const auto l = level.get<std::string>();
+        if (l != "hip_sdk" && l != "runtime" && l != "none") {
+          throw KbError(fmt::format("{} windows_hip_sdk {}: level must be hip_sdk, runtime or none", file, target));
+        }
+        kb.windows_hip_sdk[target] = l;
+      }
     }
     if (doc.contains("gpu_names")) {
       for (const auto& n : doc.at("gpu_names")) {
@@ -1211,6 +1224,14 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
         }
       }
     }
+  } else if (key == "windows_hip_sdk") {
+    // What AMD's HIP SDK for Windows enables for the GPU's target: "hip_sdk"
+    // (runtime and libraries), "runtime" (HIP runtime only), "none"; a target
+    // the table does not list counts as "none" (AMD: not listed = not supported).
+    if (!f.gfx.empty() && f.gfx.find('x', 3) == std::string::npos && !c.kb.windows_hip_sdk.empty()) {
+      const auto it = c.kb.windows_hip_sdk.find(f.gfx);
+      result = tri(matches_value(value, it == c.kb.windows_hip_sdk.end() ? "none" : it->second, false));
+    }
   } else if (key == "therock_has_arch") {
     // True when TheRock builds wheels for the GPU's gfx target on this OS.
     bool known = false;
@@ -1277,6 +1298,12 @@ std::string render(std::string_view text, const EvalContext& c) {
     if (name == "torch_version") return f.torch_version;
     if (name == "driver") return f.driver;
     if (name == "min_driver") return min_driver(c);
+    if (name == "windows_hip_sdk") {
+      const auto it = c.kb.windows_hip_sdk.find(f.gfx);
+      if (f.gfx.empty() || c.kb.windows_hip_sdk.empty()) return {};
+      if (it == c.kb.windows_hip_sdk.end() || it->second == "none") return "not supported";
+      return it->second == "runtime" ? "the HIP runtime only (no HIP SDK libraries)" : "the HIP runtime and SDK libraries";
+    }
     if (name == "therock_family" || name == "therock_index") {
       bool known = false;
       const TherockFamily* t = therock_family_of(c.kb, f, &known);

@@ -100,6 +100,13 @@ TEST_F(KbTempDir, TherockFamilyWithAnUnknownPlatformIsRefused) {
   EXPECT_NE(msg.find("TheRock family gfx110X-all: unknown platform 'macos'"), std::string::npos) << msg;
 }
 
+TEST_F(KbTempDir, WindowsHipSdkLevelIsChecked) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("arch.json", R"J({"gfx": {}, "windows_hip_sdk": {"source": "s", "targets": {"gfx1100": "yes"}}})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("windows_hip_sdk gfx1100: level must be hip_sdk, runtime or none"), std::string::npos) << msg;
+}
+
 TEST_F(KbTempDir, InvalidJsonNamesTheFile) {
   write("errors.json", "{ not json");
   const auto msg = load_error();

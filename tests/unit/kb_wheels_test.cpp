@@ -91,5 +91,26 @@ TEST(KbTherock, CpuOnlyTorchOnAnApuNamesItsWindowsIndex) {
   EXPECT_TRUE(contains_ci(fix, "https://rocm.nightlies.amd.com/v2/gfx1151/")) << fix;
 }
 
+// ---------------------------------------------------------------- HIP SDK for Windows
+
+TEST(KbWindowsHipSdk, RuntimeOnlyTargetsGetNoSdkLibraries) {
+  const std::string log = "rocBLAS error: Cannot read C:\\rocm\\TensileLibrary.dat: No such file or directory\n";
+  const auto fix = fix_for("gfx1031", "Windows 11", log, "rocblas_tensile_missing");
+  EXPECT_TRUE(contains_ci(fix, "carry no kernels for gfx1031 on Windows")) << fix;
+  EXPECT_TRUE(contains_ci(fix, "no TheRock family includes gfx1031")) << fix;  // nested placeholder default
+  MachineContext c;
+  c.arch = "gfx1031";
+  c.os = "Windows 11";
+  const auto ds = repo_kb().explain(log, c);
+  ASSERT_FALSE(ds.empty());
+  EXPECT_TRUE(contains_ci(ds.front().cause, "the HIP runtime only")) << ds.front().cause;
+}
+
+TEST(KbWindowsHipSdk, SdkTargetsAndLinuxAreNotTold) {
+  const std::string log = "rocBLAS error: Cannot read C:\\rocm\\TensileLibrary.dat: No such file or directory\n";
+  EXPECT_FALSE(contains_ci(fix_for("gfx1100", "Windows 11", log, "rocblas_tensile_missing"), "carry no kernels"));
+  EXPECT_FALSE(contains_ci(fix_for("gfx1031", "Ubuntu 24.04", log, "rocblas_tensile_missing"), "carry no kernels"));
+}
+
 }  // namespace
 }  // namespace accel
