@@ -235,6 +235,7 @@ struct KbData {
   std::vector<TorchWheel> wheels;
   std::vector<TherockFamily> therock;
   std::map<std::string, std::string> windows_hip_sdk;  // gfx -> "hip_sdk", "runtime", "none"
+  std::string dml_dtypes;  // DirectML's tensor data types, rendered for {dml_dtypes}
   std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
@@ -564,6 +565,17 @@ void load_arch(const fs::path& path, KbData& kb) {
         }
         kb.windows_hip_sdk[target] = l;
       }
+    }
+    if (doc.contains("directml_tensor_types")) {
+      const auto& d = doc.at("directml_tensor_types");
+      if (d.value("source", "").empty()) throw KbError(file + " directml_tensor_types: needs 'source'");
+      const auto optional = d.value("optional", std::vector<std::string>{});
+      std::string always, maybe;
+      for (const auto& t : d.at("types").get<std::vector<std::string>>()) {
+        std::string& into = std::find(optional.begin(), optional.end(), t) != optional.end() ? maybe : always;
+        into += (into.empty() ? "" : ", ") + t;
+      }
+      kb.dml_dtypes = always + (maybe.empty() ? "" : " (" + maybe + " only on devices that report it)");
     }
     if (doc.contains("gpu_names")) {
       for (const auto& n : doc.at("gpu_names")) {
@@ -1298,6 +1310,7 @@ std::string render(std::string_view text, const EvalContext& c) {
     if (name == "torch_version") return f.torch_version;
     if (name == "driver") return f.driver;
     if (name == "min_driver") return min_driver(c);
+    if (name == "dml_dtypes") return c.kb.dml_dtypes;
     if (name == "windows_hip_sdk") {
       const auto it = c.kb.windows_hip_sdk.find(f.gfx);
       if (f.gfx.empty() || c.kb.windows_hip_sdk.empty()) return {};

@@ -112,5 +112,17 @@ TEST(KbWindowsHipSdk, SdkTargetsAndLinuxAreNotTold) {
   EXPECT_FALSE(contains_ci(fix_for("gfx1031", "Ubuntu 24.04", log, "rocblas_tensile_missing"), "carry no kernels"));
 }
 
+// ---------------------------------------------------------------- DirectML data types
+
+TEST(KbDirectml, DtypeErrorListsDirectmlsTypes) {
+  const auto ds = repo_kb().explain("[F302 15:36:01.000000000 dml_util.cc:118] Invalid or unsupported data type BFloat16.\n",
+                                    MachineContext{});
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().id, "dml_dtype_unsupported");
+  EXPECT_TRUE(contains_ci(ds.front().cause, "FLOAT32, FLOAT16, UINT32")) << ds.front().cause;
+  EXPECT_TRUE(contains_ci(ds.front().cause, "(FLOAT64 only on devices that report it)")) << ds.front().cause;
+  EXPECT_TRUE(contains_ci(ds.front().cause, "BFloat16 (bfloat16, complex) is not one of them")) << ds.front().cause;
+}
+
 }  // namespace
 }  // namespace accel
