@@ -78,6 +78,35 @@ TEST_F(KbTempDir, BadRegexNamesTheEntry) {
   EXPECT_NE(msg.find("bad pattern"), std::string::npos) << msg;
 }
 
+TEST_F(KbTempDir, WheelRowWithoutSourceIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [{"torch": "2.8", "variant": "cu128", "archs": ["sm_80"]}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("wheels.json torch 2.8 cu128: needs 'source'"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, WheelRowWithABadTargetIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [{"torch": "2.8", "variant": "cu128", "archs": ["8.0"], "source": "s"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("'8.0' is not an sm_NN or gfx target"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, TherockFamilyWithAnUnknownPlatformIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [], "therock_families": [{"family": "gfx110X-all",
+      "targets": ["gfx1100"], "platforms": ["macos"], "source": "s"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("TheRock family gfx110X-all: unknown platform 'macos'"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, WindowsHipSdkLevelIsChecked) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("arch.json", R"J({"gfx": {}, "windows_hip_sdk": {"source": "s", "targets": {"gfx1100": "yes"}}})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("windows_hip_sdk gfx1100: level must be hip_sdk, runtime or none"), std::string::npos) << msg;
+}
+
 TEST_F(KbTempDir, InvalidJsonNamesTheFile) {
   write("errors.json", "{ not json");
   const auto msg = load_error();
