@@ -49,9 +49,9 @@ configure:
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job needs the binary only, not the test programs.
+# The main job needs the two binaries (front end and torch engine), not the test programs.
 build-main: configure
-	cmake --build $(BUILD) -j $(JOBS) --target accel-doctor
+	cmake --build $(BUILD) -j $(JOBS) --target accel-doctor accel-doctor-torch
 
 format:
 	find src tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

@@ -41,7 +41,7 @@ date -u | tee "$R/date.txt"
 stamp build
 cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/.devdeps/root/usr" \
   > "$R/configure.txt" 2>&1 || tail -30 "$R/configure.txt"
-ninja -C $BUILD -j "$(nproc)" accel-doctor > "$R/build.txt" 2>&1; echo "build rc=$?"
+ninja -C $BUILD -j "$(nproc)" accel-doctor accel-doctor-torch > "$R/build.txt" 2>&1; echo "build rc=$?"
 grep -E "error|FAILED" "$R/build.txt" | head -40
 [ -x $BIN ] || exit 1
 

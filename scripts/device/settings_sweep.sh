@@ -8,7 +8,7 @@
 # MODE=doctor runs the default diagnosis (the issue's measure). Each line of
 # SETTINGS_FILE is one run: "name<TAB>command prefix" (env assignments and/or
 # a launcher such as `taskset -c 0`); "baseline" runs with nothing changed.
-# Builds accel-doctor first unless BIN is given. Packs everything into
+# Builds accel-doctor and its torch engine first unless BIN is given. Packs everything into
 # $OUT/sweep.tar.gz (the device tool returns at most 8 files).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +26,7 @@ if [ -z "${BIN:-}" ]; then
   BUILD=/tmp/build-dev; BIN=$BUILD/accel-doctor
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCEL_BUILD_TESTS=OFF \
     -DCMAKE_PREFIX_PATH="$PWD/.devdeps/root/usr" > "$R/configure.txt" 2>&1 || tail -30 "$R/configure.txt"
-  ninja -C $BUILD -j "$(nproc)" accel-doctor > "$R/build.txt" 2>&1; echo "build rc=$? in $(( $(date +%s) - t0 ))s"
+  ninja -C $BUILD -j "$(nproc)" accel-doctor accel-doctor-torch > "$R/build.txt" 2>&1; echo "build rc=$? in $(( $(date +%s) - t0 ))s"
   grep -E "error|FAILED" "$R/build.txt" | head -20
 fi
 [ -x "$BIN" ] || { echo "no binary"; exit 1; }

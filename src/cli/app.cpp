@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/environment.hpp"
 #include "core/ceilings.hpp"
 #include "core/device_select.hpp"
 #include "core/report/html.hpp"
 #include "core/report/json_report.hpp"
 #include "core/report/jsonl.hpp"
 #include "core/report/markdown.hpp"
-#include "engine/environment.hpp"
 #include "platform/probes.hpp"
 #include "platform/terminal.hpp"
 
@@ -63,10 +63,36 @@ bool App::progress_enabled() const {
   return !options_.quiet && platform::is_terminal(platform::StdStream::err);
 }
 
+const engine::EngineSearch& App::engine_search() {
+  if (!engine_search_)
+    engine_search_ = engine::find_engine(options_.engine_path, engine::torch_engine_file_name());
+  return *engine_search_;
+}
+
+engine::Engine& App::engine() {
+  if (!engine_) {
+    const engine::EngineSearch& found = engine_search();
+    if (found.path.empty()) throw UsageError(engine::engine_missing_message(found));
+    engine_ = std::make_unique<engine::ProcessEngine>(found.path, &kb());
+  }
+  return *engine_;
+}
+
 Environment& App::environment() {
   if (!env_) {
     status("collecting the environment…");
-    env_ = engine::collect_environment(kb());
+    std::optional<engine::EngineEnvironment> from_engine;
+    EngineAbsence absent;
+    if (engine_search().path.empty()) {
+      absent = {EngineAbsence::Kind::not_found, engine::engine_missing_message(engine_search())};
+    } else {
+      try {
+        from_engine = engine().environment();
+      } catch (const engine::EngineError& e) {
+        absent = {EngineAbsence::Kind::failed, std::string("the torch engine could not say: ") + e.what()};
+      }
+    }
+    env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, absent);
     clear_status();
   }
   return *env_;
@@ -82,6 +108,7 @@ const DeviceChoice& App::device_choice() {
       for (const auto& g : env.gpus) {
         if (!g.name.empty()) why.gpus_found.push_back(g.name);
       }
+      if (engine_search().path.empty()) why.no_engine = engine::engine_missing_message(engine_search());
       env.selection = select_device(options_.device, env.devices, why);
     } catch (const DeviceSelectionError& e) {
       throw UsageError(e.what());

@@ -15,6 +15,7 @@
 #include "core/redact.hpp"
 #include "core/report/console.hpp"
 #include "core/rules/rules.hpp"
+#include "engine_api/process_engine.hpp"
 
 namespace accel::cli {
 
@@ -36,6 +37,7 @@ struct GlobalOptions {
   std::string html_path;        ///< --html FILE (self-contained HTML report)
   std::string format = "text";  ///< --format text|md|jsonl: what goes to stdout
   bool redact = false;          ///< --redact: no host, user, home path, serial or address in any output
+  std::string engine_path;      ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
 };
 
 /// A usage or set-up error: printed as is, exit code 2.
@@ -52,8 +54,15 @@ class App {
   ConsoleStyle style_stdout() const;
   bool progress_enabled() const;
 
-  /// The environment, collected once (with the device choice resolved).
+  /// The environment, collected once (with the device choice resolved):
+  /// the platform probes here, the torch build, devices and BLAS asked of
+  /// the engine when there is one (else named in not_collected).
   Environment& environment();
+  /// The measuring engine (accel-doctor-torch); throws UsageError (exit 2)
+  /// saying what was looked for and how to build one when there is none.
+  engine::Engine& engine();
+  /// Where the engine was looked for (found or not); searched once.
+  const engine::EngineSearch& engine_search();
   /// Resolves --device against torch's devices; throws UsageError.
   const DeviceChoice& device_choice();
 
@@ -97,6 +106,8 @@ class App {
   std::vector<std::string> argv_;
   std::optional<KnowledgeBase> kb_;
   std::optional<Environment> env_;
+  std::optional<engine::EngineSearch> engine_search_;
+  std::unique_ptr<engine::ProcessEngine> engine_;
   std::optional<Report> report_;
   std::optional<GpuPeakTable> peaks_;
   bool peaks_loaded_ = false;

@@ -3,15 +3,14 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "core/machine_context.hpp"
 #include "core/report/console.hpp"
-#include "engine/bench.hpp"
-#include "engine/environment.hpp"
 
 namespace accel::cli {
 
 std::vector<Result> run_bench_phase(App& app, const engine::BenchOptions& o) {
   const engine::RunCallbacks cb = progress_callbacks(app);
-  auto results = engine::run_bench(o, cb);
+  auto results = app.engine().run_bench(o, cb);
   app.clear_status();
   app.apply_rooflines(results, results);
   return results;
@@ -25,7 +24,7 @@ int cmd_bench(App& app, const BenchArgs& args) {
   o.isolate = !args.no_isolate;
   if (args.list) {
     o.device = app.device_choice().chosen;
-    const auto rows = engine::list_benchmarks(o);
+    const auto rows = app.engine().list_benchmarks(o);
     std::string out;
     for (const auto& r : rows) out += r.key + "\n";
     out += fmt::format("{} benchmarks\n", rows.size());
@@ -34,8 +33,8 @@ int cmd_bench(App& app, const BenchArgs& args) {
   }
   Report& report = app.report("bench");
   o.device = app.device_choice().chosen;
-  o.machine = engine::machine_context(app.environment(), o.device);
-  if (engine::list_benchmarks(o).empty()) {
+  o.machine = machine_context_of(app.environment(), o.device);
+  if (app.engine().list_benchmarks(o).empty()) {
     throw UsageError("no benchmark matches --filter; `accel-doctor bench --list` shows them");
   }
   auto results = run_bench_phase(app, o);

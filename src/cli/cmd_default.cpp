@@ -7,8 +7,8 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "core/machine_context.hpp"
 #include "core/report/console.hpp"
-#include "engine/environment.hpp"
 #include "platform/crash_handler.hpp"
 
 namespace accel::cli {
@@ -49,6 +49,30 @@ std::vector<Result> fenced(App& app, const std::string& phase, const std::string
   }
 }
 
+/// The default run with no engine to measure with: the environment (already
+/// printed) and the rules over it, with each phase that could not run
+/// recorded as `skipped` and why (the rules turn that into a finding).
+int diagnose_without_engine(App& app, Report& report) {
+  const std::string why = engine::engine_missing_message(app.engine_search());
+  app.out(fmt::format("\nNothing measured: {}\n", why));
+  for (const char* phase : {"ops", "bench", "llm"}) {
+    Result r;
+    r.key = std::string("doctor/") + phase;
+    r.kind = "phase";
+    r.name = phase;
+    r.category = phase;
+    r.status = Status::skipped;
+    r.reason = "not measured: no torch engine";
+    r.evidence["engine_missing"] = why;
+    report.results.push_back(r);
+  }
+  platform::set_crash_phase("diagnosis and report");
+  report.context.environment = app.environment();
+  const int rc = report_diagnosis(app, report);
+  app.write_json_if_requested();
+  return rc;
+}
+
 }  // namespace
 
 int cmd_default(App& app) {
@@ -59,10 +83,12 @@ int cmd_default(App& app) {
   const bool on_cpu = device == "cpu";
   const ConsoleStyle style = app.style_stdout();
   app.out(render_environment(env, style));
-  const MachineContext machine = engine::machine_context(env, device);
+  const MachineContext machine = machine_context_of(env, device);
   auto keep = [&](const std::vector<Result>& rs) {
     report.results.insert(report.results.end(), rs.begin(), rs.end());
   };
+
+  if (app.engine_search().path.empty()) return diagnose_without_engine(app, report);
 
   // 1. Operators.
   app.out(fmt::format("\nChecking operators on {} ({}).\n", device, choice.reason));
@@ -103,7 +129,7 @@ int cmd_default(App& app) {
     if (!on_cpu) o.preset = "qwen2.5-0.5b";
     o.machine = machine;
     o.ceilings = bench;  // the GEMM and memory ceilings are the bench rows above
-    const engine::LlmOptions resolved = engine::resolve_llm_options(o);
+    const engine::LlmOptions resolved = app.engine().plan_llm(o).resolved;
     app.out(fmt::format(
         "\nLLM on {}: {} preset ({}, random weights), prompt {}, {} new tokens{}.\n", device, resolved.preset,
         resolved.dtype, fmt::join(resolved.prompts, ","), fmt::join(resolved.gens, ","),

@@ -7,10 +7,8 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "core/machine_context.hpp"
 #include "core/report/console.hpp"
-#include "engine/bench.hpp"
-#include "engine/environment.hpp"
-#include "engine/ops.hpp"
 #include "platform/crash_handler.hpp"
 
 namespace accel::cli {
@@ -40,7 +38,7 @@ engine::OpsOptions ops_options(App& app, const OpsArgs& args) {
     o.worker_retire_anon_bytes = std::strtod(retire, nullptr);
     o.worker_retire_min_items = 1;
   }
-  o.machine = engine::machine_context(app.environment(), o.device);
+  o.machine = machine_context_of(app.environment(), o.device);
   return o;
 }
 
@@ -53,7 +51,7 @@ std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
   b.cpu_twin = false;
   b.filters = {fmt::format("bench/{}/memory/copy", device.substr(0, device.find(':')))};
   app.status("measuring device memory bandwidth…");
-  auto r = engine::run_bench(b);
+  auto r = app.engine().run_bench(b, {});
   app.clear_status();
   return r;
 }
@@ -63,7 +61,7 @@ std::vector<Result> run_ops_phase(App& app, const engine::OpsOptions& o, bool me
   const engine::RunCallbacks cb = progress_callbacks(app);
   platform::set_crash_phase(o.trace_path.empty() ? "ops: running the checks"
                                                  : "ops: running the checks, merging the trace");
-  auto results = engine::run_ops(o, cb);
+  auto results = app.engine().run_ops(o, cb);
   app.clear_status();
   if (measure) {
     platform::set_crash_phase("ops: measuring the device memory bandwidth");
@@ -91,7 +89,7 @@ int cmd_ops(App& app, const OpsArgs& args) {
     o.filters = args.filters;
     const char* test_checks = std::getenv("ACCEL_DOCTOR_TEST_CHECKS");
     o.include_test_checks = test_checks && std::string(test_checks) == "1";
-    const auto checks = engine::list_checks(o);
+    const auto checks = app.engine().list_checks(o);
     std::string out = fmt::format("{:<44} {:<14} {:<5} {:<22} {:<12} {}\n", "key", "category", "dtype",
                                   "shape", "verify", "FLOPs formula");
     for (const auto& c : checks) {
@@ -104,7 +102,7 @@ int cmd_ops(App& app, const OpsArgs& args) {
   }
   Report& report = app.report("ops");
   const engine::OpsOptions o = ops_options(app, args);
-  if (engine::list_checks(o).empty()) {
+  if (app.engine().list_checks(o).empty()) {
     throw UsageError("no check matches --filter; `accel-doctor ops --list` shows them");
   }
   auto results = run_ops_phase(app, o);

@@ -3,16 +3,16 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "core/machine_context.hpp"
 #include "core/report/console.hpp"
 #include "core/safetensors.hpp"
-#include "engine/environment.hpp"
-#include "engine/llm.hpp"
+#include "engine_api/llm.hpp"
 
 namespace accel::cli {
 
 std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
   const engine::RunCallbacks cb = progress_callbacks(app);
-  auto results = engine::run_llm(o, cb);
+  auto results = app.engine().run_llm(o, cb);
   app.clear_status();
   // Rows are drawn against the bench rows they name (evidence.*_ceiling):
   // those of this run (run_llm returns the ones it measured) or the ones the
@@ -43,13 +43,7 @@ int cmd_llm(App& app, const LlmArgs& args) {
   }
   o.dtype = args.dtype;
   o.attention = args.attention;
-  if (const std::string why = engine::attention_problem(o.attention); !why.empty()) {
-    throw UsageError("--attention sdpa: " + why);
-  }
   o.sdpa_backend = args.sdpa_backend;
-  // Checked here too, so a backend this torch cannot choose is a usage error.
-  if (const std::string sdpa_why = engine::sdpa_backend_problem(o.sdpa_backend); !sdpa_why.empty())
-    throw UsageError("--sdpa-backend: " + sdpa_why);
   o.batches = args.batches.empty() ? std::vector<int>{1} : args.batches;
   o.prompts = args.prompts;
   o.gens = args.gens;
@@ -67,15 +61,20 @@ int cmd_llm(App& app, const LlmArgs& args) {
     }
   }
   o.device = app.device_choice().chosen;
-  const engine::LlmOptions resolved = engine::resolve_llm_options(o);
+  // The engine resolves the defaults and says whether its torch can run the
+  // attention asked for (a backend it cannot choose is a usage error).
+  const engine::LlmPlan plan = app.engine().plan_llm(o);
+  if (!plan.attention_problem.empty()) throw UsageError("--attention sdpa: " + plan.attention_problem);
+  if (!plan.sdpa_backend_problem.empty()) throw UsageError("--sdpa-backend: " + plan.sdpa_backend_problem);
+  const engine::LlmOptions& resolved = plan.resolved;
   if (args.list) {
     std::string out;
-    for (const auto& it : engine::list_llm(o)) out += it.key + "\n";
+    for (const auto& it : plan.items) out += it.key + "\n";
     app.out(out);
     return kExitHealthy;
   }
   Report& report = app.report("llm");
-  o.machine = engine::machine_context(app.environment(), o.device);
+  o.machine = machine_context_of(app.environment(), o.device);
   app.out(fmt::format(
       "LLM on {}: {} ({}), batch {}, prompt {}, new tokens {}{}\n", o.device,
       resolved.weights_dir.empty() ? resolved.preset + " preset, random weights" : resolved.weights_dir,

@@ -6,9 +6,9 @@
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
 #include "core/idx.hpp"
+#include "core/machine_context.hpp"
 #include "core/report/console.hpp"
-#include "engine/environment.hpp"
-#include "engine/train.hpp"
+#include "engine_api/train.hpp"
 
 namespace accel::cli {
 
@@ -54,20 +54,21 @@ int cmd_train(App& app, const TrainArgs& args) {
     }
   }
   o.device = app.device_choice().chosen;
-  const engine::TrainOptions resolved = engine::resolve_train_options(o);
+  const engine::TrainPlan plan = app.engine().plan_train(o);
+  const engine::TrainOptions& resolved = plan.resolved;
   if (args.list) {
     std::string out;
-    for (const auto& it : engine::list_train(o)) out += it.key + "\n";
+    for (const auto& it : plan.items) out += it.key + "\n";
     app.out(out);
     return kExitHealthy;
   }
-  if (engine::list_train(o).empty()) {
+  if (plan.items.empty()) {
     throw UsageError("no training item matches --filter; `accel-doctor train --list` shows them");
   }
   Report& report = app.report("train");
-  o.machine = engine::machine_context(app.environment(), o.device);
+  o.machine = machine_context_of(app.environment(), o.device);
   std::string models;
-  for (const auto& m : resolved.models) models += fmt::format("\n  {}", engine::describe_train_model(m));
+  for (const auto& m : plan.model_descriptions) models += fmt::format("\n  {}", m);
   const bool gpu = o.device != "cpu";
   app.out(fmt::format(
       "Training on {}: precisions {}, batch {}, loss agreement over {} steps, {}{}\n  data: "
@@ -88,7 +89,7 @@ int cmd_train(App& app, const TrainArgs& args) {
                 resolved.inject_oom_above_bytes)
           : ""));
   const engine::RunCallbacks cb = progress_callbacks(app);
-  auto results = engine::run_train(o, cb);
+  auto results = app.engine().run_train(o, cb);
   app.clear_status();
   app.apply_rooflines(results, {});
   app.out(render_train_table(results, app.style_stdout()));

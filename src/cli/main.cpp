@@ -10,13 +10,10 @@
 #include <iostream>
 
 #include "cli/app.hpp"
-#include "engine/isolation.hpp"
 #include "platform/crash_handler.hpp"
 
 int main(int argc, char** argv) {
   using namespace accel::cli;
-  // The hidden worker mode runs suite items for a parent process (engine/isolation.hpp, docs/architecture.md).
-  if (argc >= 2 && std::string(argv[1]) == "__worker") return accel::engine::worker_main();
   accel::platform::install_crash_handler();
 
   CLI::App cli{"accel-doctor: measures whether your accelerator does the work, and explains why not"};
@@ -30,6 +27,8 @@ int main(int argc, char** argv) {
   cli.add_option("--json", g.json_path, "write the versioned JSON report to FILE ('-' for stdout)");
   cli.add_option("--trace", g.trace_path,
                  "write the Chrome/Perfetto trace of the run to FILE (torch with Kineto)");
+  cli.add_option("--engine", g.engine_path,
+                 "the torch engine (accel-doctor-torch) that measures; default: the one beside accel-doctor");
   cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
   cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
   cli.add_flag(
@@ -193,7 +192,8 @@ int main(int argc, char** argv) {
   // Subcommand help lists only its own options: say where the global ones are.
   for (auto* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
     sub->footer(
-        "Global options (before or after the command): --device, --json FILE, --html FILE, --format "
+        "Global options (before or after the command): --device, --engine PATH, --json FILE, --html FILE, "
+        "--format "
         "text|md|jsonl, --trace FILE, --quiet, --no-color, --redact; `accel-doctor --help` explains them.");
   }
   try {
@@ -253,6 +253,11 @@ int main(int argc, char** argv) {
     return cmd_default(app);
   } catch (const UsageError& e) {
     std::cerr << "accel-doctor: " << app.scrub(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const accel::engine::EngineError& e) {
+    // An engine that cannot start, refuses or speaks another protocol is a
+    // set-up problem of this machine, not a bug of accel-doctor.
+    std::cerr << "accel-doctor: set-up error: the torch engine: " << app.scrub(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "accel-doctor: internal error: " << app.scrub(e.what()) << "\n";

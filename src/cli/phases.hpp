@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "cli/app.hpp"
-#include "engine/bench.hpp"
-#include "engine/llm.hpp"
-#include "engine/ops.hpp"
+#include "engine_api/bench.hpp"
+#include "engine_api/llm.hpp"
+#include "engine_api/ops.hpp"
 
 namespace accel::cli {
 

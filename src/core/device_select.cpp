@@ -88,6 +88,9 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
   for (const auto& d : devices) {
     if (d.id.rfind(type + ":", 0) == 0) of_type.push_back(&d);
   }
+  if (of_type.empty() && !context.no_engine.empty()) {
+    throw DeviceSelectionError(fmt::format("'{}' cannot be used: {}", request, context.no_engine));
+  }
   if (of_type.empty() && type == "cuda" && context.torch_backend == "cpu") {
     const std::string found =
         context.gpus_found.empty()

@@ -21,6 +21,9 @@ struct DeviceSelectionContext {
   std::string torch_backend;  ///< "cuda", "rocm", "cpu"; "" when not known
   std::string torch_version;
   std::vector<std::string> gpus_found;  ///< names of GPUs the platform probes found
+  /// Why no engine could list devices ("" when one did): a device request
+  /// then fails with this reason rather than "not visible to torch".
+  std::string no_engine;
 };
 
 /// Resolves `request` ("auto", "cpu", "cuda", "cuda:N", also "hip", "mps",

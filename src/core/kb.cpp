@@ -7,6 +7,7 @@
 // lines the set reports, to extract named captures. A second set holds the
 // two-line ("window") patterns, matched against "previous line\ncurrent line".
 #include "core/kb.hpp"
+#include "core/kb_tool_output.hpp"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -183,6 +184,25 @@ struct DriverMin {
   std::string cuda, linux_min, windows_min;
 };
 
+/// One official torch wheel variant and the GPU targets it carries code for
+/// (kb/wheels.json "torch_wheels").
+struct TorchWheel {
+  std::string torch;    ///< "2.8": every 2.8.x release
+  std::string variant;  ///< "cu128", "rocm6.4"
+  std::vector<std::string> archs;  ///< "sm_80", "gfx1100"
+  std::string ptx;                 ///< the sm whose PTX is embedded (JIT for newer GPUs), or ""
+  std::string source;
+};
+
+/// A GPU family TheRock builds ROCm and torch wheels for (kb/wheels.json
+/// "therock_families"): its pip index is rocm.nightlies.amd.com/v2/<family>/.
+struct TherockFamily {
+  std::string family;  ///< "gfx110X-all"
+  std::vector<std::string> targets;
+  std::vector<std::string> platforms;  ///< "linux", "windows"
+  std::string source;
+};
+
 struct EnvEntry {
   std::string name;  // exact, or prefix ending in '*'
   std::string effect;
@@ -212,6 +232,10 @@ struct KbData {
   std::map<std::string, GfxArch> gfx;
   std::map<std::string, SmArch> sm;
   std::vector<DriverMin> drivers;
+  std::vector<TorchWheel> wheels;
+  std::vector<TherockFamily> therock;
+  std::map<std::string, std::string> windows_hip_sdk;  // gfx -> "hip_sdk", "runtime", "none"
+  std::string dml_dtypes;  // DirectML's tensor data types, rendered for {dml_dtypes}
   std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
@@ -266,10 +290,12 @@ void check_captures(const RE2& re, const std::string& where) {
 
 const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
                                           "cpu_only_torch",          "cuda_older_than_arch",
-                                          "driver_older_than_cuda",  "wheel_lacks_arch"};
+                                          "driver_older_than_cuda",  "wheel_lacks_arch",
+                                          "therock_has_arch"};
 const std::set<std::string> kStringConds = {"vendor",       "backend",     "os",
                                             "os_not",       "gfx_support", "gfx_family",
-                                            "gfx_override", "env_set",     "measured_on"};
+                                            "gfx_override", "env_set",     "measured_on",
+                                            "windows_hip_sdk"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
   if (!c.is_object()) throw KbError(fmt::format("{}: a condition must be an object", where));
@@ -529,6 +555,28 @@ void load_arch(const fs::path& path, KbData& kb) {
       std::sort(kb.drivers.begin(), kb.drivers.end(),
                 [](const DriverMin& a, const DriverMin& b) { return compare_versions(a.cuda, b.cuda) < 0; });
     }
+    if (doc.contains("windows_hip_sdk")) {
+      const auto& w = doc.at("windows_hip_sdk");
+      if (w.value("source", "").empty()) throw KbError(file + " windows_hip_sdk: needs 'source'");
+      for (const auto& [target, level] : w.at("targets").items()) {
+        const auto l = level.get<std::string>();
+        if (l != "hip_sdk" && l != "runtime" && l != "none") {
+          throw KbError(fmt::format("{} windows_hip_sdk {}: level must be hip_sdk, runtime or none", file, target));
+        }
+        kb.windows_hip_sdk[target] = l;
+      }
+    }
+    if (doc.contains("directml_tensor_types")) {
+      const auto& d = doc.at("directml_tensor_types");
+      if (d.value("source", "").empty()) throw KbError(file + " directml_tensor_types: needs 'source'");
+      const auto optional = d.value("optional", std::vector<std::string>{});
+      std::string always, maybe;
+      for (const auto& t : d.at("types").get<std::vector<std::string>>()) {
+        std::string& into = std::find(optional.begin(), optional.end(), t) != optional.end() ? maybe : always;
+        into += (into.empty() ? "" : ", ") + t;
+      }
+      kb.dml_dtypes = always + (maybe.empty() ? "" : " (" + maybe + " only on devices that report it)");
+    }
     if (doc.contains("gpu_names")) {
       for (const auto& n : doc.at("gpu_names")) {
         const auto pattern = n.at("match").get<std::string>();
@@ -539,6 +587,116 @@ void load_arch(const fs::path& path, KbData& kb) {
   } catch (const json::exception& ex) {
     throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
   }
+}
+
+void load_wheels(const fs::path& path, KbData& kb) {
+  const json doc = read_json_file(path);
+  const std::string file = path.filename().string();
+  static const RE2 arch_re(R"(sm_\d{2,3}|gfx\d{2,4}[0-9a-f]?)");
+  try {
+    for (const auto& w : doc.at("torch_wheels")) {
+      TorchWheel t;
+      t.torch = w.at("torch").get<std::string>();
+      t.variant = w.at("variant").get<std::string>();
+      t.archs = w.at("archs").get<std::vector<std::string>>();
+      t.ptx = w.value("ptx", "");
+      t.source = w.value("source", "");
+      const std::string where = fmt::format("{} torch {} {}", file, t.torch, t.variant);
+      if (t.source.empty()) throw KbError(where + ": needs 'source'");
+      if (t.archs.empty()) throw KbError(where + ": 'archs' is empty");
+      for (const auto& a : t.archs) {
+        if (!RE2::FullMatch(a, arch_re)) throw KbError(fmt::format("{}: '{}' is not an sm_NN or gfx target", where, a));
+      }
+      if (!t.ptx.empty() && !RE2::FullMatch(t.ptx, arch_re)) throw KbError(where + ": bad 'ptx'");
+      kb.wheels.push_back(std::move(t));
+    }
+    if (doc.contains("therock_families")) {
+      for (const auto& w : doc.at("therock_families")) {
+        TherockFamily t;
+        t.family = w.at("family").get<std::string>();
+        t.targets = w.at("targets").get<std::vector<std::string>>();
+        t.platforms = w.at("platforms").get<std::vector<std::string>>();
+        t.source = w.value("source", "");
+        const std::string where = fmt::format("{} TheRock family {}", file, t.family);
+        if (t.source.empty()) throw KbError(where + ": needs 'source'");
+        if (t.targets.empty()) throw KbError(where + ": 'targets' is empty");
+        for (const auto& a : t.targets) {
+          if (!RE2::FullMatch(a, arch_re) || a.rfind("gfx", 0) != 0) {
+            throw KbError(fmt::format("{}: '{}' is not a gfx target", where, a));
+          }
+        }
+        for (const auto& pl : t.platforms) {
+          if (pl != "linux" && pl != "windows") throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
+        }
+        kb.therock.push_back(std::move(t));
+      }
+    }
+  } catch (const json::exception& ex) {
+    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
+  }
+}
+
+/// The wheel table's row for this torch build ("2.8.0" + "12.8" -> 2.8 cu128;
+/// "+rocm6.4" -> rocm6.4), or nullptr when the table does not list it.
+const TorchWheel* wheel_of(const KbData& kb, const MachineFacts& f) {
+  const auto tv = parse_version(f.torch_version);
+  if (tv.size() < 2) return nullptr;
+  std::string variant;
+  if (!f.torch_cuda.empty()) {
+    const auto cv = parse_version(f.torch_cuda);
+    if (cv.size() < 2) return nullptr;
+    variant = fmt::format("cu{}{}", cv[0], cv[1]);
+  } else if (!f.torch_rocm.empty()) {
+    const auto rv = parse_version(f.torch_rocm);
+    if (rv.size() < 2) return nullptr;
+    variant = fmt::format("rocm{}.{}", rv[0], rv[1]);
+  } else {
+    return nullptr;
+  }
+  for (const auto& w : kb.wheels) {
+    const auto wv = parse_version(w.torch);
+    if (wv.size() >= 2 && wv[0] == tv[0] && wv[1] == tv[1] && w.variant == variant) return &w;
+  }
+  return nullptr;
+}
+
+/// The TheRock family whose wheels include `gfx` on the machine's OS (WSL
+/// counts as Linux; any OS when it is not known), the smallest such family
+/// first; nullptr when none does. `*known` is false when the gfx target is
+/// not known exactly (empty or a family wildcard), so nothing can be said.
+const TherockFamily* therock_family_of(const KbData& kb, const MachineFacts& f, bool* known) {
+  *known = !f.gfx.empty() && f.gfx.find('x', 3) == std::string::npos && !kb.therock.empty();
+  if (!*known) return nullptr;
+  const std::string os = f.os == "wsl" ? "linux" : f.os;
+  const TherockFamily* best = nullptr;
+  for (const auto& t : kb.therock) {
+    if (std::find(t.targets.begin(), t.targets.end(), f.gfx) == t.targets.end()) continue;
+    if (!os.empty() && std::find(t.platforms.begin(), t.platforms.end(), os) == t.platforms.end()) continue;
+    if (!best || t.targets.size() < best->targets.size()) best = &t;
+  }
+  return best;
+}
+
+/// Whether a wheel runs on `arch`: an NVIDIA cubin for X.y runs on X.z with
+/// z >= y, embedded PTX is compiled at load for any newer GPU; an AMD code
+/// object runs only on its own gfx target. nullopt when the GPU's target is
+/// not of the wheel's kind.
+std::optional<bool> wheel_runs_on(const TorchWheel& w, std::string_view sm, std::string_view gfx) {
+  const bool cuda_wheel = w.variant.rfind("cu", 0) == 0;
+  if (cuda_wheel) {
+    int have = 0;
+    if (sm.size() < 5 || !RE2::FullMatch(sm.substr(3), R"((\d+))", &have)) return std::nullopt;
+    for (const auto& a : w.archs) {
+      int cc = 0;
+      if (a.rfind("sm_", 0) != 0 || !RE2::FullMatch(a.substr(3), R"((\d+))", &cc)) continue;
+      if (cc / 10 == have / 10 && cc % 10 <= have % 10) return true;
+    }
+    int ptx = 0;
+    if (!w.ptx.empty() && RE2::FullMatch(w.ptx.substr(3), R"((\d+))", &ptx) && ptx <= have) return true;
+    return false;
+  }
+  if (gfx.empty() || gfx.find('x', 3) != std::string_view::npos) return std::nullopt;  // a family wildcard
+  return std::find(w.archs.begin(), w.archs.end(), std::string(gfx)) != w.archs.end();
 }
 
 void add_to_set(PatternSet& ps, SetItem::Kind kind, std::size_t owner, const RE2& re) {
@@ -839,6 +997,46 @@ MachineFacts parse_context(const KbData& kb, const MachineContext& ctx) {
   return f;
 }
 
+/// Completes context facts with the GPUs a pasted tool output lists
+/// (rocminfo, hipInfo, dxdiag, nvidia-smi): every gfx target, so an iGPU next
+/// to a dGPU is seen; names through gpu_names; the driver. Context first.
+void merge_tool_gpus(const KbData& kb, const std::vector<ToolGpu>& gpus, MachineFacts& f) {
+  if (gpus.empty()) return;
+  std::string names;
+  MachineFacts found;
+  for (const auto& g : gpus) {
+    if (!g.arch.empty()) add_gfx(found, g.arch);
+    if (!g.name.empty() && names.find(g.name) == std::string::npos) names += (names.empty() ? "" : " | ") + g.name;
+  }
+  for (const auto& g : gpus) {  // a GPU the tool names without a target: its name decides
+    if (g.arch.empty() && !g.name.empty()) {
+      MachineFacts named;
+      arch_from_names(kb, g.name, named);
+      for (const auto& t : named.gfx_targets) add_gfx(found, t);
+      if (found.sm.empty()) found.sm = named.sm;
+    }
+  }
+  if (f.gpu.empty()) f.gpu = names;
+  if (f.gfx_targets.empty() && !found.gfx_targets.empty()) {
+    f.gfx_targets = found.gfx_targets;
+    choose_primary_gfx(kb, f);
+  }
+  if (f.sm.empty()) f.sm = found.sm;
+  if (f.vendor.empty()) {
+    if (!f.gfx.empty()) f.vendor = "amd";
+    else if (!f.sm.empty()) f.vendor = "nvidia";
+  }
+  if (f.driver.empty() && f.vendor == "nvidia") {
+    for (const auto& g : gpus) {
+      if (g.tool == "nvidia-smi" && !g.driver.empty()) {
+        f.driver = g.driver;
+        break;
+      }
+    }
+  }
+  if (!f.igpu && !f.dgpu) derive_gpu_presence(kb, names, f);
+}
+
 /// Completes context facts with what the log said (context first).
 void merge_log_facts(const KbData& kb, const std::map<std::string, std::string>& log, MachineFacts& f) {
   auto get = [&](const char* k) -> std::string {
@@ -1017,10 +1215,16 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
       result = tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
     }
   } else if (key == "wheel_lacks_arch") {
-    // True when torch's CUDA and version fall in a range of official wheels
-    // that leave the GPU's architecture out; unknown without the sm, torch's
-    // CUDA, or (for a range that starts at some torch version) the version.
-    if (c.sm && !f.torch_cuda.empty()) {
+    // The wheel table (kb/wheels.json) decides when it lists this torch
+    // build and the GPU's target is known. Otherwise: true when torch's CUDA
+    // and version fall in a range of official wheels that leave the GPU's
+    // architecture out; unknown without the sm, torch's CUDA, or (for a range
+    // that starts at some torch version) the version.
+    const TorchWheel* w = wheel_of(c.kb, f);
+    const std::optional<bool> runs = w ? wheel_runs_on(*w, f.sm, f.gfx) : std::nullopt;
+    if (runs) {
+      result = tri(!*runs);
+    } else if (c.sm && !f.torch_cuda.empty()) {
       result = Tri::F;
       for (const auto& w : c.sm->wheels_without) {
         if (compare_versions(f.torch_cuda, w.cuda) < 0) continue;
@@ -1032,6 +1236,19 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
         }
       }
     }
+  } else if (key == "windows_hip_sdk") {
+    // What AMD's HIP SDK for Windows enables for the GPU's target: "hip_sdk"
+    // (runtime and libraries), "runtime" (HIP runtime only), "none"; a target
+    // the table does not list counts as "none" (AMD: not listed = not supported).
+    if (!f.gfx.empty() && f.gfx.find('x', 3) == std::string::npos && !c.kb.windows_hip_sdk.empty()) {
+      const auto it = c.kb.windows_hip_sdk.find(f.gfx);
+      result = tri(matches_value(value, it == c.kb.windows_hip_sdk.end() ? "none" : it->second, false));
+    }
+  } else if (key == "therock_has_arch") {
+    // True when TheRock builds wheels for the GPU's gfx target on this OS.
+    bool known = false;
+    const TherockFamily* t = therock_family_of(c.kb, f, &known);
+    if (known) result = tri(t != nullptr);
   } else if (key == "driver_older_than_cuda") {
     const std::string need = min_driver(c);
     if (!f.driver.empty() && !need.empty()) {
@@ -1093,6 +1310,29 @@ std::string render(std::string_view text, const EvalContext& c) {
     if (name == "torch_version") return f.torch_version;
     if (name == "driver") return f.driver;
     if (name == "min_driver") return min_driver(c);
+    if (name == "dml_dtypes") return c.kb.dml_dtypes;
+    if (name == "windows_hip_sdk") {
+      const auto it = c.kb.windows_hip_sdk.find(f.gfx);
+      if (f.gfx.empty() || c.kb.windows_hip_sdk.empty()) return {};
+      if (it == c.kb.windows_hip_sdk.end() || it->second == "none") return "not supported";
+      return it->second == "runtime" ? "the HIP runtime only (no HIP SDK libraries)" : "the HIP runtime and SDK libraries";
+    }
+    if (name == "therock_family" || name == "therock_index") {
+      bool known = false;
+      const TherockFamily* t = therock_family_of(c.kb, f, &known);
+      if (!t) return {};
+      return name == "therock_family" ? t->family : "https://rocm.nightlies.amd.com/v2/" + t->family + "/";
+    }
+    if (name == "wheel_variant" || name == "wheel_archs" || name == "wheel_source") {
+      const TorchWheel* w = wheel_of(c.kb, f);
+      if (!w) return {};
+      if (name == "wheel_variant") return w->variant;
+      if (name == "wheel_source") return w->source;
+      std::string archs;
+      for (const auto& a : w->archs) archs += (archs.empty() ? "" : " ") + a;
+      if (!w->ptx.empty()) archs += " (+PTX " + w->ptx + ")";
+      return archs;
+    }
     if (name == "os") return f.os;
     if (name == "vendor") return f.vendor;
     if (name == "backend") return f.backend;
@@ -1167,6 +1407,7 @@ class Scanner {
 
   void feed(std::string_view line, std::size_t number) {
     if (line.empty()) return;
+    tools_.line(line);
     match_set(kb_.line_set, line, number, false);
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
@@ -1181,6 +1422,7 @@ class Scanner {
   std::vector<EntryState>& entries() { return entries_; }
   const std::vector<bool>& hints() const { return hints_; }
   const std::map<std::string, std::string>& log_facts() const { return log_facts_; }
+  std::vector<ToolGpu> tool_gpus() const { return tools_.gpus(); }
 
  private:
   void record(EntryState& st, std::string_view text, std::size_t number) {
@@ -1247,6 +1489,7 @@ class Scanner {
   std::vector<EntryState> entries_;
   std::vector<bool> hints_;
   std::map<std::string, std::string> log_facts_;
+  ToolOutputReader tools_;
   std::vector<int> hits_;
   std::string prev_, window_;
   std::size_t prev_number_ = 0;
@@ -1351,6 +1594,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
 std::vector<Diagnosis> finish(const KbData& kb, Scanner& sc, const MachineContext& ctx,
                               MachineFacts* facts_out) {
   MachineFacts facts = parse_context(kb, ctx);
+  merge_tool_gpus(kb, sc.tool_gpus(), facts);
   merge_log_facts(kb, sc.log_facts(), facts);
   for (std::size_t i = 0; i < kb.hints.size(); ++i) {
     if (sc.hints()[i]) facts.hints.push_back(kb.hints[i].id);
@@ -1410,6 +1654,8 @@ KnowledgeBase KnowledgeBase::load(const std::string& dir) {
   load_errors(files, *kb.impl_);
   const fs::path arch_path = root / "arch.json";
   if (fs::exists(arch_path)) load_arch(arch_path, *kb.impl_);
+  const fs::path wheels_path = root / "wheels.json";
+  if (fs::exists(wheels_path)) load_wheels(wheels_path, *kb.impl_);
   const fs::path env_path = root / "env_vars.json";
   if (fs::exists(env_path)) {
     try {

@@ -20,14 +20,13 @@ namespace accel::platform::detail {
 int columns_from_environment(int fallback);
 
 // ---------------------------------------------------------------- OS seams
-// Small functions with one implementation per OS (posix/, windows/), so the
-// portable files include no OS header.
+// Small functions with one implementation per OS (posix/, windows/:
+// process_*.cpp), so the portable files include no OS header; the process id
+// is platform::process_id() (process.hpp).
 
 /// This process's environment as "NAME=value" entries (environ; Windows:
 /// GetEnvironmentStringsW, converted to UTF-8).
 std::vector<std::string> process_environment();
-/// This process's id (getpid; GetCurrentProcessId).
-unsigned long current_process_id();
 /// File names to try for NVIDIA's NVML and the CUDA driver API library.
 std::vector<std::string> nvml_library_names();
 std::vector<std::string> cuda_driver_library_names();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "platform/detail.hpp"
+#include "platform/process.hpp"
 
 namespace accel::platform::detail {
 
@@ -210,7 +211,7 @@ void fill_device(const Nvml& nvml, nvmlDevice_t dev, GpuHardware& g) {
         int others = 0;
         for (unsigned int i = 0; i < n && i < list.size(); ++i) {
           pids.push_back(list[i].pid);
-          if (static_cast<int>(list[i].pid) != static_cast<int>(current_process_id())) ++others;
+          if (static_cast<int>(list[i].pid) != static_cast<int>(process_id())) ++others;
         }
         info["compute_process_pids"] = pids;
         info["other_compute_processes"] = others;

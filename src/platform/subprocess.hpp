@@ -35,17 +35,27 @@ struct ExitInfo {
   std::string describe() const;
 };
 
+/// What becomes of a child's standard error.
+enum class ChildStderr {
+  tail,  ///< drained continuously; the last `stderr_tail_bytes` are kept (stderr_tail())
+  tee,   ///< also copied to this process's standard error as it comes (the user sees the child's messages)
+};
+
 /// "exception 0xC0000005 (ACCESS_VIOLATION)"; without the name when unknown.
 std::string describe_exception(std::uint32_t code);
 
 struct WindowsChild;  // subprocess_windows.cpp
 
 /// A running child with its stdin writable and its stdout read line by line.
-/// Its stderr is drained continuously and the last `stderr_tail_bytes` kept.
+/// Its stderr is drained continuously and the last `stderr_tail_bytes` kept,
+/// and, with ChildStderr::tee, copied to ours as well. On Linux a child is
+/// killed when this process dies (PR_SET_PDEATHSIG), so no worker outlives
+/// the run that started it.
 class Subprocess {
  public:
   /// Starts argv[0] (a path) with argv. Throws SubprocessError.
-  static Subprocess spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes = 64 * 1024);
+  static Subprocess spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes = 64 * 1024,
+                          ChildStderr stderr_mode = ChildStderr::tail);
 
   Subprocess(Subprocess&& other) noexcept;
   Subprocess& operator=(Subprocess&& other) noexcept;
@@ -82,6 +92,7 @@ class Subprocess {
   std::string out_buffer_;
   std::string stderr_tail_;
   std::size_t stderr_limit_ = 0;
+  bool stderr_tee_ = false;
   bool stdout_eof_ = false;
   std::optional<ExitInfo> exit_;
 #if defined(_WIN32)

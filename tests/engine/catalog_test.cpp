@@ -11,9 +11,10 @@
 #include <set>
 #include <string>
 
-#include "engine/checks/check.hpp"
-#include "engine/checks/run_check.hpp"
-#include "engine/ops.hpp"
+#include "engine_api/ops.hpp"
+#include "engines/torch/checks/check.hpp"
+#include "engines/torch/checks/run_check.hpp"
+#include "engines/torch/suites.hpp"
 
 using namespace accel;
 

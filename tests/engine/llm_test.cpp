@@ -10,9 +10,10 @@
 #include <tuple>
 
 #include "core/safetensors.hpp"
-#include "engine/llm.hpp"
-#include "engine/llm/model.hpp"
-#include "engine/llm/weights.hpp"
+#include "engine_api/llm.hpp"
+#include "engines/torch/llm/model.hpp"
+#include "engines/torch/llm/weights.hpp"
+#include "engines/torch/suites.hpp"
 
 using namespace accel;
 using namespace accel::engine::llm;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/ops.hpp"
+#include "engine_api/ops.hpp"
+#include "engines/torch/suites.hpp"
 
 using namespace accel;
 

@@ -6,8 +6,9 @@
 #include <limits>
 
 #include "core/idx.hpp"
-#include "engine/train.hpp"
-#include "engine/train/trainer.hpp"
+#include "engine_api/train.hpp"
+#include "engines/torch/suites.hpp"
+#include "engines/torch/train/trainer.hpp"
 
 using namespace accel;
 using namespace accel::engine;

@@ -27,7 +27,7 @@
 #include "core/rules/rules.hpp"
 #include "core/safetensors.hpp"
 #include "core/torch_config.hpp"
-#include "core/worker_protocol.hpp"
+#include "engine_api/worker_protocol.hpp"
 #include "platform/detail.hpp"
 
 #ifndef ACCEL_KB_DIR

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "core/idx.hpp"
-#include "platform/detail.hpp"
+#include "platform/process.hpp"
 
 using namespace accel;
 namespace fs = std::filesystem;
@@ -26,9 +26,8 @@ void expect_error(const std::string& bytes, std::uint32_t magic, const std::stri
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path p =
-      fs::temp_directory_path() /
-      ("accel-idx-test-" + name + "-" + std::to_string(accel::platform::detail::current_process_id()));
+  const fs::path p = fs::temp_directory_path() /
+                     ("accel-idx-test-" + name + "-" + std::to_string(accel::platform::process_id()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;

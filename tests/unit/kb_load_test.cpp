@@ -8,7 +8,7 @@
 #include <set>
 
 #include "kb_test_util.hpp"
-#include "platform/detail.hpp"
+#include "platform/process.hpp"
 
 namespace accel {
 namespace {
@@ -53,9 +53,9 @@ TEST(KbLoad, EveryEntryHasAReference) {
 class KbTempDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("accel_kb_test_" + std::to_string(accel::platform::detail::current_process_id()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() / ("accel_kb_test_" + std::to_string(accel::platform::process_id()) + "_" +
+                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -76,6 +76,37 @@ TEST_F(KbTempDir, BadRegexNamesTheEntry) {
   const auto msg = load_error();
   EXPECT_NE(msg.find("broken_one"), std::string::npos) << msg;
   EXPECT_NE(msg.find("bad pattern"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, WheelRowWithoutSourceIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [{"torch": "2.8", "variant": "cu128", "archs": ["sm_80"]}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("wheels.json torch 2.8 cu128: needs 'source'"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, WheelRowWithABadTargetIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json",
+        R"J({"torch_wheels": [{"torch": "2.8", "variant": "cu128", "archs": ["8.0"], "source": "s"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("'8.0' is not an sm_NN or gfx target"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, TherockFamilyWithAnUnknownPlatformIsRefused) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("wheels.json", R"J({"torch_wheels": [], "therock_families": [{"family": "gfx110X-all",
+      "targets": ["gfx1100"], "platforms": ["macos"], "source": "s"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("TheRock family gfx110X-all: unknown platform 'macos'"), std::string::npos) << msg;
+}
+
+TEST_F(KbTempDir, WindowsHipSdkLevelIsChecked) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["x"], "fix": "f"}]})J");
+  write("arch.json", R"J({"gfx": {}, "windows_hip_sdk": {"source": "s", "targets": {"gfx1100": "yes"}}})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("windows_hip_sdk gfx1100: level must be hip_sdk, runtime or none"), std::string::npos)
+      << msg;
 }
 
 TEST_F(KbTempDir, InvalidJsonNamesTheFile) {

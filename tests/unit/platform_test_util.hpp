@@ -5,8 +5,8 @@
 #include <fstream>
 #include <string>
 
-#include "platform/detail.hpp"
 #include "platform/probes.hpp"
+#include "platform/process.hpp"
 
 /// Skips, in the Windows build, a test of a Linux probe on a recorded /sys,
 /// /proc, /dev tree: on Windows those probes read the live system through
@@ -29,8 +29,8 @@ class TempTree {
  public:
   explicit TempTree(const std::string& tag) {
     namespace fs = std::filesystem;
-    root_ = fs::temp_directory_path() / ("accel-platform-test-" + tag + "-" +
-                                         std::to_string(accel::platform::detail::current_process_id()));
+    root_ = fs::temp_directory_path() /
+            ("accel-platform-test-" + tag + "-" + std::to_string(accel::platform::process_id()));
     fs::remove_all(root_);
     fs::create_directories(root_);
   }

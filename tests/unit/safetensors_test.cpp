@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "core/safetensors.hpp"
-#include "platform/detail.hpp"
+#include "platform/process.hpp"
 
 using namespace accel;
 
@@ -72,7 +72,7 @@ struct TempCheckpoint {
   std::filesystem::path dir;
   TempCheckpoint() {
     dir = std::filesystem::temp_directory_path() /
-          ("accel_st_" + std::to_string(accel::platform::detail::current_process_id()) + "_" +
+          ("accel_st_" + std::to_string(accel::platform::process_id()) + "_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/worker_protocol.hpp"
+#include "engine_api/worker_protocol.hpp"
 
 using namespace accel;
 using K = WorkerEvent::Kind;

@@ -15,6 +15,7 @@
 #include "platform/detail.hpp"
 #include "platform/mapped_file.hpp"
 #include "platform/probes.hpp"
+#include "platform/process.hpp"
 #include "platform/subprocess.hpp"
 
 namespace accel::platform {
@@ -143,7 +144,7 @@ TEST(WindowsPlatform, SelfPathAndLoadedModules) {
   EXPECT_FALSE(loaded_library_path("kernel32").empty());
   EXPECT_EQ(loaded_library_path("no-such-library-name"), "");
   EXPECT_FALSE(detail::process_environment().empty());
-  EXPECT_EQ(detail::current_process_id(), GetCurrentProcessId());
+  EXPECT_EQ(platform::process_id(), GetCurrentProcessId());
 }
 
 // The shape of the live probes only: Wine invents its answers (ARCHITECTURE.md).

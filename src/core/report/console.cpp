@@ -819,6 +819,8 @@ std::string render_exit_reason(const std::string& command, const std::vector<Res
 }
 
 namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 /// "a, b, c and 4 more"
 std::string list_keys(const std::vector<std::string>& keys, std::size_t max) {
   std::string out;
@@ -976,33 +978,40 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
 
   const auto& t = env.torch;
   out += bold("Torch", style) + "\n";
-  line(out, "version", t.version + (t.source.empty() ? "" : "  (" + t.source + ")"));
-  line(out, "backend", t.backend);
-  if (!t.cuda_version.empty()) line(out, "CUDA runtime", t.cuda_version);
-  if (!t.cudnn_version.empty()) line(out, "cuDNN", t.cudnn_version);
-  if (!t.hip_version.empty()) line(out, "HIP runtime", t.hip_version);
-  if (!t.miopen_version.empty()) line(out, "MIOpen", t.miopen_version);
-  line(out, "arch list",
-       t.arch_list.empty() ? or_missing("", t.not_collected, "arch_list")
-                           : fmt::format("{}", fmt::join(t.arch_list, " ")));
-  auto build = [&](const char* key) {
-    const auto it = t.build.find(key);
-    return it == t.build.end() ? std::string("?") : it->second;
-  };
-  line(out, "BLAS / LAPACK (build)", fmt::format("{} / {}", build("BLAS_INFO"), build("LAPACK_INFO")));
-  if (!t.openmp.empty()) line(out, "OpenMP", t.openmp);
-  if (!t.cpu_capability.empty()) line(out, "CPU capability", t.cpu_capability);
-  line(out, "C++11 ABI",
-       t.cxx11_abi ? (*t.cxx11_abi ? "yes" : "no") : or_missing("", t.not_collected, "cxx11_abi"));
-  line(out, "threads",
-       fmt::format("intra-op {}, inter-op {}", t.intra_op_threads.value_or(-1),
-                   t.inter_op_threads.value_or(-1)));
-  std::vector<std::string> feats;
-  for (const auto& [k, v] : t.features) feats.push_back(k + (v ? "+" : "-"));
-  line(out, "features", fmt::format("{}", fmt::join(feats, " ")));
+  // No engine answered: one line saying why, not a page of empty fields.
+  auto no_engine = t.not_collected.find("engine");
+  if (no_engine == t.not_collected.end()) no_engine = t.not_collected.find("engine_environment");
+  if (t.version.empty() && no_engine != t.not_collected.end()) {
+    line(out, "not asked", first_line(no_engine->second));
+  } else {
+    line(out, "version", t.version + (t.source.empty() ? "" : "  (" + t.source + ")"));
+    line(out, "backend", t.backend);
+    if (!t.cuda_version.empty()) line(out, "CUDA runtime", t.cuda_version);
+    if (!t.cudnn_version.empty()) line(out, "cuDNN", t.cudnn_version);
+    if (!t.hip_version.empty()) line(out, "HIP runtime", t.hip_version);
+    if (!t.miopen_version.empty()) line(out, "MIOpen", t.miopen_version);
+    line(out, "arch list",
+         t.arch_list.empty() ? or_missing("", t.not_collected, "arch_list")
+                             : fmt::format("{}", fmt::join(t.arch_list, " ")));
+    auto build = [&](const char* key) {
+      const auto it = t.build.find(key);
+      return it == t.build.end() ? std::string("?") : it->second;
+    };
+    line(out, "BLAS / LAPACK (build)", fmt::format("{} / {}", build("BLAS_INFO"), build("LAPACK_INFO")));
+    if (!t.openmp.empty()) line(out, "OpenMP", t.openmp);
+    if (!t.cpu_capability.empty()) line(out, "CPU capability", t.cpu_capability);
+    line(out, "C++11 ABI",
+         t.cxx11_abi ? (*t.cxx11_abi ? "yes" : "no") : or_missing("", t.not_collected, "cxx11_abi"));
+    line(out, "threads",
+         fmt::format("intra-op {}, inter-op {}", t.intra_op_threads.value_or(-1),
+                     t.inter_op_threads.value_or(-1)));
+    std::vector<std::string> feats;
+    for (const auto& [k, v] : t.features) feats.push_back(k + (v ? "+" : "-"));
+    line(out, "features", fmt::format("{}", fmt::join(feats, " ")));
+  }
 
   const auto& b = env.blas;
-  out += bold("CPU BLAS loaded in this process", style) + "\n";
+  out += bold("CPU BLAS loaded with torch", style) + "\n";
   line(out, "library",
        or_missing(b.name, b.not_collected, "name") + (b.version.empty() ? "" : " " + b.version));
   if (!b.library.empty()) line(out, "path", b.library);
@@ -1019,7 +1028,8 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   for (const auto& n : d.device_nodes) line(out, "device node", n);
 
   out += bold(fmt::format("Accelerators torch sees ({})", env.devices.size()), style) + "\n";
-  if (env.devices.empty()) out += "  none\n";
+  if (env.devices.empty())
+    out += no_engine != t.not_collected.end() ? "  not asked (see Torch above)\n" : "  none\n";
   for (const auto& dev : env.devices) {
     std::string s = fmt::format("{}  {}  {}", dev.id, dev.name, dev.arch);
     if (dev.total_memory_bytes) s += "  " + format_bytes(static_cast<double>(*dev.total_memory_bytes));

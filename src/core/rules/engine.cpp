@@ -258,6 +258,10 @@ std::string verdict_line(const Report& report, const std::vector<Finding>& findi
   bool has_accelerator = false;
   for (const auto& d : c.env.devices) has_accelerator = has_accelerator || rules::lower(d.type) != "cpu";
 
+  if (find_id(findings, "no_engine")) {
+    return fmt::format("not measured: no torch engine, so whether a GPU does the work is unknown; {}",
+                       counts);
+  }
   if (!has_accelerator) {
     if (const Finding* f = find_id(findings, "no_accelerator.cpu_only_torch")) {
       std::string t = f->title;

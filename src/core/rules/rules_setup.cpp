@@ -110,6 +110,25 @@ std::string hides_all(const std::string& name, const std::string& value, std::si
   return "";
 }
 
+// ---------------------------------------------------------------- no engine
+
+/// The front end ran without a torch engine (engine_api/process_engine.hpp):
+/// the machine was read, nothing was measured.
+void rule_no_engine(const Ctx& c, std::vector<Finding>& out) {
+  const auto it = c.env.torch.not_collected.find("engine");
+  if (it == c.env.torch.not_collected.end() || !c.env.torch.version.empty()) return;
+  const std::string& why = it->second;
+  out.push_back(make_finding(
+      "no_engine", "warning", 90, "Nothing was measured: accel-doctor found no torch engine",
+      why.substr(0, why.find('\n')),
+      "accel-doctor reads the machine itself, but it measures (operator checks, benchmarks, LLM and "
+      "training workloads) and asks torch about its build and devices through its torch engine, "
+      "accel-doctor-torch. Without one, whether the GPU does the work is not proven either way.",
+      "Build the engine beside accel-doctor: `make doctor` (or `cmake --build build --target "
+      "accel-doctor-torch`), or point at one with --engine PATH",
+      ""));
+}
+
 // ---------------------------------------------------------------- no accelerator
 
 void rule_cpu_only_torch(const Ctx& c, std::vector<Finding>& out) {
@@ -674,6 +693,8 @@ void rule_integrated_selected(const Ctx& c, std::vector<Finding>& out) {
 
 std::vector<RuleEntry> setup_rules() {
   return {
+      {"no_engine", "no torch engine answered (torch.not_collected.engine): nothing could be measured",
+       rule_no_engine},
       {"no_accelerator.cpu_only_torch",
        "torch.backend is cpu, torch sees no device, and a GPU was found without torch", rule_cpu_only_torch},
       {"no_accelerator.*",

@@ -1,17 +1,37 @@
-// The OS seams of detail.hpp on POSIX systems: this process's environment
-// and id, and the vendor library file names.
-#if !defined(_WIN32)
-
+// This process on POSIX systems: its id, its standard output, directories,
+// its environment, and the vendor library file names (detail.hpp's OS seams).
 #include <unistd.h>
 #if defined(__APPLE__)
 #include <crt_externs.h>
 #endif
 
 #include "platform/detail.hpp"
+#include "platform/process.hpp"
 
 #if !defined(__APPLE__)
 extern char** environ;  // unistd.h declares it only with _GNU_SOURCE on some systems
 #endif
+
+namespace accel::platform {
+
+unsigned long process_id() { return static_cast<unsigned long>(getpid()); }
+
+std::FILE* take_stdout_for_protocol() {
+  std::fflush(stdout);
+  const int proto_fd = dup(STDOUT_FILENO);
+  if (proto_fd < 0) return nullptr;
+  std::FILE* proto = fdopen(proto_fd, "w");
+  if (!proto) {
+    close(proto_fd);
+    return nullptr;
+  }
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  return proto;
+}
+
+bool remove_empty_directory(const std::string& path) { return rmdir(path.c_str()) == 0; }
+
+}  // namespace accel::platform
 
 namespace accel::platform::detail {
 
@@ -26,11 +46,7 @@ std::vector<std::string> process_environment() {
   return entries;
 }
 
-unsigned long current_process_id() { return static_cast<unsigned long>(getpid()); }
-
 std::vector<std::string> nvml_library_names() { return {"libnvidia-ml.so.1"}; }
 std::vector<std::string> cuda_driver_library_names() { return {"libcuda.so.1"}; }
 
 }  // namespace accel::platform::detail
-
-#endif  // !_WIN32

@@ -6,6 +6,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,7 +45,8 @@ std::string ExitInfo::describe() const {
   return "still running";
 }
 
-Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes) {
+Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes,
+                             ChildStderr stderr_mode) {
   if (argv.empty()) throw SubprocessError("spawn: empty argv");
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) != 0) throw SubprocessError(fmt::format("pipe: {}", strerror(errno)));
@@ -59,16 +63,29 @@ Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t s
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
 
+  auto close_all = [&] {
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+      if (fd >= 0) close(fd);
+    }
+  };
+#if defined(__linux__)
+  const pid_t parent = getpid();
+#endif
   const pid_t pid = fork();
   if (pid < 0) {
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    close_all();
     throw SubprocessError(fmt::format("fork: {}", strerror(errno)));
   }
   if (pid == 0) {
     dup2(in_pipe[0], STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    close_all();
+#if defined(__linux__)
+    // Dies with its parent: a killed or interrupted run leaves no worker behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl
+#endif
     execv(cargv[0], cargv.data());
     const std::string msg = fmt::format("exec {}: {}\n", argv[0], strerror(errno));
     (void)!write(STDERR_FILENO, msg.data(), msg.size());
@@ -76,14 +93,17 @@ Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t s
   }
   close(in_pipe[0]);
   close(out_pipe[1]);
-  close(err_pipe[1]);
+  if (err_pipe[1] >= 0) close(err_pipe[1]);
   Subprocess p;
   p.pid_ = pid;
   p.stdin_fd_ = in_pipe[1];
   p.stdout_fd_ = out_pipe[0];
   p.stderr_fd_ = err_pipe[0];
   p.stderr_limit_ = stderr_tail_bytes;
-  for (int fd : {p.stdin_fd_, p.stdout_fd_, p.stderr_fd_}) set_cloexec(fd);
+  p.stderr_tee_ = stderr_mode == ChildStderr::tee;
+  for (int fd : {p.stdin_fd_, p.stdout_fd_, p.stderr_fd_}) {
+    if (fd >= 0) set_cloexec(fd);
+  }
   // A child that dies while we write its stdin must not kill us with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
   return p;
@@ -102,6 +122,7 @@ Subprocess& Subprocess::operator=(Subprocess&& o) noexcept {
     out_buffer_ = std::move(o.out_buffer_);
     stderr_tail_ = std::move(o.stderr_tail_);
     stderr_limit_ = o.stderr_limit_;
+    stderr_tee_ = o.stderr_tee_;
     stdout_eof_ = o.stdout_eof_;
     exit_ = o.exit_;
     o.pid_ = -1;
@@ -159,6 +180,7 @@ void Subprocess::drain(bool /*unused*/, int timeout_ms) {
         close(stderr_fd_);
         stderr_fd_ = -1;
       } else {
+        if (stderr_tee_) (void)!write(STDERR_FILENO, buf, static_cast<std::size_t>(got));
         stderr_tail_.append(buf, static_cast<std::size_t>(got));
         if (stderr_tail_.size() > stderr_limit_) {
           stderr_tail_.erase(0, stderr_tail_.size() - stderr_limit_);

@@ -1,7 +1,34 @@
-// The OS seams of detail.hpp on Windows: this process's environment and id,
-// and the vendor library file names.
+// This process on Windows: its id, its standard output, directories, its
+// environment, and the vendor library file names (detail.hpp's OS seams).
+#include <direct.h>
+#include <fcntl.h>
+#include <io.h>
+
 #include "platform/detail.hpp"
+#include "platform/process.hpp"
 #include "platform/windows/win_util.hpp"
+
+namespace accel::platform {
+
+unsigned long process_id() { return static_cast<unsigned long>(GetCurrentProcessId()); }
+
+std::FILE* take_stdout_for_protocol() {
+  std::fflush(stdout);
+  const int proto_fd = _dup(_fileno(stdout));
+  if (proto_fd < 0) return nullptr;
+  _setmode(proto_fd, _O_BINARY);  // "\n", not "\r\n", ends a protocol line
+  std::FILE* proto = _fdopen(proto_fd, "wb");
+  if (!proto) {
+    _close(proto_fd);
+    return nullptr;
+  }
+  _dup2(_fileno(stderr), _fileno(stdout));
+  return proto;
+}
+
+bool remove_empty_directory(const std::string& path) { return _rmdir(path.c_str()) == 0; }
+
+}  // namespace accel::platform
 
 namespace accel::platform::detail {
 
@@ -19,8 +46,6 @@ std::vector<std::string> process_environment() {
   FreeEnvironmentStringsW(block);
   return entries;
 }
-
-unsigned long current_process_id() { return GetCurrentProcessId(); }
 
 std::vector<std::string> nvml_library_names() { return {"nvml.dll", "C:\\Windows\\System32\\nvml.dll"}; }
 std::vector<std::string> cuda_driver_library_names() { return {"nvcuda.dll"}; }

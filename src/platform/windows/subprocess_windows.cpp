@@ -30,6 +30,7 @@ struct WindowsChild {
   bool out_eof = false;
   std::string err_tail;
   std::size_t err_limit = 0;
+  bool err_tee = false;  ///< ChildStderr::tee: also copied to our stderr
   bool err_eof = false;
 
   ~WindowsChild() {
@@ -104,10 +105,12 @@ std::string ExitInfo::describe() const {
   return "still running";
 }
 
-Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes) {
+Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t stderr_tail_bytes,
+                             ChildStderr stderr_mode) {
   if (argv.empty()) throw SubprocessError("spawn: empty argv");
   auto shared = std::make_shared<WindowsChild>();
   shared->err_limit = stderr_tail_bytes;
+  shared->err_tee = stderr_mode == ChildStderr::tee;
 
   shared->job = CreateJobObjectW(nullptr, nullptr);
   if (!shared->job) throw SubprocessError("CreateJobObject: " + win::last_error());
@@ -170,6 +173,10 @@ Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t s
       .detach();
   std::thread(read_pipe<void (*)(WindowsChild&, const char*, DWORD)>, stderr_read, shared, false,
               [](WindowsChild& w, const char* data, DWORD n) {
+                if (w.err_tee) {
+                  DWORD written = 0;
+                  WriteFile(GetStdHandle(STD_ERROR_HANDLE), data, n, &written, nullptr);
+                }
                 std::lock_guard<std::mutex> lock(w.mutex);
                 w.err_tail.append(data, n);
                 if (w.err_tail.size() > w.err_limit) w.err_tail.erase(0, w.err_tail.size() - w.err_limit);
@@ -179,6 +186,7 @@ Subprocess Subprocess::spawn(const std::vector<std::string>& argv, std::size_t s
   Subprocess p;
   p.pid_ = static_cast<int>(pi.dwProcessId);
   p.stderr_limit_ = stderr_tail_bytes;
+  p.stderr_tee_ = shared->err_tee;
   p.win_ = std::move(shared);
   return p;
 }
@@ -192,6 +200,7 @@ Subprocess& Subprocess::operator=(Subprocess&& o) noexcept {
     out_buffer_ = std::move(o.out_buffer_);
     stderr_tail_ = std::move(o.stderr_tail_);
     stderr_limit_ = o.stderr_limit_;
+    stderr_tee_ = o.stderr_tee_;
     stdout_eof_ = o.stdout_eof_;
     exit_ = o.exit_;
     win_ = std::move(o.win_);

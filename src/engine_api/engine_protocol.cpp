@@ -1,0 +1,55 @@
+#include "engine_api/engine_protocol.hpp"
+
+#include "engine_api/engine.hpp"
+
+namespace accel::engine {
+
+namespace {
+constexpr std::pair<EngineRequest, const char*> kRequests[] = {
+    {EngineRequest::environment, "environment"},         {EngineRequest::list_checks, "list_checks"},
+    {EngineRequest::list_benchmarks, "list_benchmarks"}, {EngineRequest::plan_llm, "plan_llm"},
+    {EngineRequest::plan_train, "plan_train"},           {EngineRequest::run, "run"},
+};
+constexpr std::pair<SuiteId, const char*> kSuites[] = {
+    {SuiteId::ops, "ops"}, {SuiteId::bench, "bench"}, {SuiteId::llm, "llm"}, {SuiteId::train, "train"}};
+}  // namespace
+
+const char* request_name(EngineRequest r) {
+  for (const auto& [id, name] : kRequests) {
+    if (id == r) return name;
+  }
+  return "";
+}
+
+std::optional<EngineRequest> parse_request_name(std::string_view name) {
+  for (const auto& [id, n] : kRequests) {
+    if (name == n) return id;
+  }
+  return std::nullopt;
+}
+
+const char* suite_name(SuiteId s) {
+  for (const auto& [id, name] : kSuites) {
+    if (id == s) return name;
+  }
+  return "";
+}
+
+std::optional<SuiteId> parse_suite_name(std::string_view name) {
+  for (const auto& [id, n] : kSuites) {
+    if (name == n) return id;
+  }
+  return std::nullopt;
+}
+
+void to_json(json& j, const EngineEnvironment& e) {
+  j = json{{"torch", e.torch}, {"devices", e.devices}, {"blas", e.blas}};
+}
+
+void from_json(const json& j, EngineEnvironment& e) {
+  e.torch = j.value("torch", TorchInfo{});
+  e.devices = j.value("devices", std::vector<DeviceInfo>{});
+  e.blas = j.value("blas", BlasInfo{});
+}
+
+}  // namespace accel::engine
