@@ -19,6 +19,10 @@ int main(int argc, char** argv) {
   CLI::App cli{"accel-doctor: measures whether your accelerator does the work, and explains why not"};
   cli.set_version_flag("--version",
                        std::string(accel::tool_info().version) + " (" + accel::tool_info().commit + ")");
+  // Options are --name everywhere; on Windows CLI11 would also take "/name",
+  // which makes a root-relative path ("/data/run.log") an unknown option.
+  // Set before the subcommands, which inherit it.
+  cli.allow_windows_style_options(false);
   cli.require_subcommand(0, 1);
   cli.fallthrough();  // global options may follow the subcommand
   GlobalOptions g;

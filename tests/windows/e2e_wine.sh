@@ -31,7 +31,7 @@ run() {
 has() { if grep -qiF -- "$2" <<<"$3"; then pass "$1 mentions '$2'"; else fail "$1 does not mention '$2'"; fi; }
 
 run version 0 --version
-has version "accel-doctor" "$OUT"
+has version "0.1.0 (" "$OUT"
 
 run env "0 1" env
 has env "Windows" "$OUT"

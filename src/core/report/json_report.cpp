@@ -1,6 +1,7 @@
 #include "core/report/json_report.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -30,7 +31,11 @@ void write_text_file(const std::string& path, const std::string& text, const std
     out << text;
     if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {} to '{}'", what, path));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  // std::filesystem::rename replaces an existing file on Windows too
+  // (MoveFileExW with MOVEFILE_REPLACE_EXISTING), where std::rename fails.
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
     std::remove(tmp.c_str());
     throw std::runtime_error(fmt::format("cannot write {} to '{}'", what, path));
   }

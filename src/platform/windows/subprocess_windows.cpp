@@ -58,6 +58,17 @@ ExitInfo exit_info_from_code(DWORD code) {
   return info;
 }
 
+/// How the (ended) child ended, once stderr had a moment to drain into
+/// `stderr_tail`, so a crash message is not lost.
+ExitInfo reap(WindowsChild& w, std::string& stderr_tail) {
+  DWORD code = 0;
+  GetExitCodeProcess(w.process, &code);
+  std::unique_lock<std::mutex> lock(w.mutex);
+  w.changed.wait_for(lock, std::chrono::milliseconds(200), [&] { return w.err_eof; });
+  stderr_tail = w.err_tail;
+  return exit_info_from_code(code);
+}
+
 /// Reads `pipe` until it breaks (every writer closed), passing each chunk on.
 template <typename OnData>
 void read_pipe(HANDLE pipe, std::shared_ptr<WindowsChild> shared, bool is_stdout, OnData on_data) {
@@ -257,14 +268,7 @@ ExitInfo Subprocess::kill() {
   // The whole job: the worker and anything it started.
   if (!TerminateJobObject(win_->job, 1)) TerminateProcess(win_->process, 1);
   WaitForSingleObject(win_->process, 10000);
-  DWORD code = 0;
-  GetExitCodeProcess(win_->process, &code);
-  exit_ = exit_info_from_code(code);
-  {
-    std::unique_lock<std::mutex> lock(win_->mutex);
-    win_->changed.wait_for(lock, std::chrono::milliseconds(200), [&] { return win_->err_eof; });
-    stderr_tail_ = win_->err_tail;
-  }
+  exit_ = reap(*win_, stderr_tail_);
   return *exit_;
 }
 
@@ -273,14 +277,7 @@ ExitInfo Subprocess::wait(std::chrono::milliseconds timeout) {
   if (!win_) return ExitInfo{};
   const auto ms = static_cast<DWORD>(std::min<long long>(timeout.count(), 0x7fffffff));
   if (WaitForSingleObject(win_->process, ms) != WAIT_OBJECT_0) return kill();
-  DWORD code = 0;
-  GetExitCodeProcess(win_->process, &code);
-  exit_ = exit_info_from_code(code);
-  {
-    std::unique_lock<std::mutex> lock(win_->mutex);
-    win_->changed.wait_for(lock, std::chrono::milliseconds(200), [&] { return win_->err_eof; });
-    stderr_tail_ = win_->err_tail;
-  }
+  exit_ = reap(*win_, stderr_tail_);
   // Anything the worker left running goes with it.
   TerminateJobObject(win_->job, 1);
   return *exit_;
