@@ -12,7 +12,8 @@ CMAKE_FLAGS ?=
 doctor: setup build-main
 	./$(BUILD)/accel-doctor || [ $$? -eq 1 ]
 
-# After ctest, the reliability stage (issue 16): the torch-free unit tests
+# After ctest: the torch engine's files compiled for Windows (mingw-w64,
+# syntax only: scripts/check_engine_mingw.sh), then the reliability stage (issue 16): the torch-free unit tests
 # under ASan+UBSan and every fuzz target for FUZZ_SECONDS each, in build-fuzz/
 # (clang; the main build is untouched). It ends with "N passed, M failed".
 # Before the builds, the portability check (issue 10: no POSIX-only header
@@ -22,6 +23,7 @@ doctor: setup build-main
 FUZZ_SECONDS ?= 20
 test: setup-test check-portable build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	JOBS=$(JOBS) scripts/check_engine_mingw.sh
 	JOBS=$(JOBS) scripts/sanitize_and_fuzz.sh $(FUZZ_SECONDS)
 	JOBS=$(JOBS) BUILD_WINDOWS=$(BUILD_WINDOWS) scripts/test_windows.sh
 

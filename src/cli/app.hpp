@@ -26,6 +26,7 @@ enum ExitCode : int {
   kExitUsage = 2,     ///< usage or set-up error
   kExitNothingRecognised = 3,
   kExitInternal = 4,
+  kExitInterrupted = 130,  ///< Ctrl-C while measuring (128 + SIGINT, as shells say): partial report written
 };
 
 struct GlobalOptions {

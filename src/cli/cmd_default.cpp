@@ -10,6 +10,7 @@
 #include "core/machine_context.hpp"
 #include "core/report/console.hpp"
 #include "platform/crash_handler.hpp"
+#include "platform/interrupt.hpp"
 
 namespace accel::cli {
 
@@ -28,6 +29,17 @@ const std::vector<std::string> kDefaultOpsFilters{
 template <typename Fn>
 std::vector<Result> fenced(App& app, const std::string& phase, const std::string& device, Fn&& fn) {
   platform::set_crash_phase(("the default run's " + phase + " phase").c_str());
+  if (platform::interrupted()) {  // Ctrl-C in an earlier phase: the rest is not run
+    Result r;
+    r.key = "doctor/" + phase;
+    r.kind = "phase";
+    r.name = phase;
+    r.category = phase;
+    r.device = device;
+    r.status = Status::skipped;
+    r.reason = "not run: interrupted";
+    return {r};
+  }
   try {
     return fn();
   } catch (const UsageError&) {

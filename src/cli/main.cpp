@@ -11,6 +11,7 @@
 
 #include "cli/app.hpp"
 #include "platform/crash_handler.hpp"
+#include "platform/interrupt.hpp"
 
 int main(int argc, char** argv) {
   using namespace accel::cli;
@@ -240,10 +241,19 @@ int main(int argc, char** argv) {
       if (!existed) std::filesystem::remove(path, ec);
     }
     if (*env) return cmd_env(app);
-    if (*ops) return cmd_ops(app, ops_args);
-    if (*bench) return cmd_bench(app, bench_args);
-    if (*llm) return cmd_llm(app, llm_args);
-    if (*train) return cmd_train(app, train_args);
+    // Ctrl-C while measuring stops the engine, keeps what was measured,
+    // writes the partial report and exits 130 (platform/interrupt.hpp).
+    accel::platform::install_interrupt_handler();
+    auto measured = [&](int rc) -> int {
+      if (!accel::platform::interrupted()) return rc;
+      std::cerr << "accel-doctor: interrupted: the report holds what was measured; the rest is marked "
+                   "skipped (interrupted)\n";
+      return kExitInterrupted;
+    };
+    if (*ops) return measured(cmd_ops(app, ops_args));
+    if (*bench) return measured(cmd_bench(app, bench_args));
+    if (*llm) return measured(cmd_llm(app, llm_args));
+    if (*train) return measured(cmd_train(app, train_args));
     if (*explain) {
       if (g.format != "text" || !g.html_path.empty()) {
         throw UsageError(
@@ -254,11 +264,19 @@ int main(int argc, char** argv) {
     if (*report) return cmd_report(app, report_args);
     if (*diagnose_cmd) return cmd_diagnose(app, diagnose_args);
     if (*compare) return cmd_compare(app, compare_args);
-    return cmd_default(app);
+    return measured(cmd_default(app));
   } catch (const UsageError& e) {
     std::cerr << "accel-doctor: " << app.scrub(e.what()) << "\n";
     return kExitUsage;
   } catch (const accel::engine::EngineError& e) {
+    if (accel::platform::interrupted()) {  // stopped while asking the engine: keep what there is
+      std::cerr << "accel-doctor: interrupted\n";
+      try {
+        app.write_json_if_requested();
+      } catch (const std::exception&) {
+      }
+      return kExitInterrupted;
+    }
     // An engine that cannot start, refuses or speaks another protocol is a
     // set-up problem of this machine, not a bug of accel-doctor.
     std::cerr << "accel-doctor: set-up error: the torch engine: " << app.scrub(e.what()) << "\n";

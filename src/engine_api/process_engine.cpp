@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "platform/interrupt.hpp"
 #include "platform/subprocess.hpp"
 
 namespace accel::engine {
@@ -60,6 +61,7 @@ class Session {
   json next(milliseconds timeout, const char* waiting_for) {
     std::optional<json> j = try_next(timeout);
     if (j) return *j;
+    if (interrupted_) throw EngineError("interrupted");
     if (timed_out_) {
       throw EngineError(fmt::format("the engine sent nothing for {} s while we waited for {}; it was stopped",
                                     timeout.count() / 1000, waiting_for));
@@ -68,14 +70,22 @@ class Session {
                                   tail().empty() ? "" : ": " + last_lines(tail(), 3)));
   }
 
-  /// As next(), but nullopt on silence or end (then timed_out() / exit() say which).
+  /// As next(), but nullopt on silence, end or an interrupt (then
+  /// timed_out(), interrupted() or exit() say which). Waits in short slices
+  /// so Ctrl-C stops the engine within a fraction of a second.
   std::optional<json> try_next(milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
+      if (platform::interrupted()) {
+        interrupted_ = true;
+        exit_ = proc_->kill();
+        return std::nullopt;
+      }
       const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
       std::string line;
-      const auto rr = proc_->read_line(line, std::max(left, milliseconds(1)));
+      const auto rr = proc_->read_line(line, std::clamp(left, milliseconds(1), milliseconds(250)));
       if (rr == platform::Subprocess::ReadResult::timeout) {
+        if (left > milliseconds(250)) continue;  // a slice, not the deadline
         timed_out_ = true;
         exit_ = proc_->kill();
         return std::nullopt;
@@ -91,12 +101,14 @@ class Session {
 
   void finish() { proc_->wait(milliseconds(10000)); }
   bool timed_out() const { return timed_out_; }
+  bool interrupted() const { return interrupted_; }
   const platform::ExitInfo& exit() const { return exit_; }
   const std::string& tail() const { return proc_->stderr_tail(); }
 
  private:
   std::optional<platform::Subprocess> proc_;
   bool timed_out_ = false;
+  bool interrupted_ = false;
   platform::ExitInfo exit_;
 };
 
@@ -179,6 +191,7 @@ json ProcessEngine::call(EngineRequest request, const json& options, const char*
 std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, double event_timeout_s,
                                        const std::string& device, const MachineContext& machine,
                                        const RunCallbacks& cb) {
+  if (platform::interrupted()) return {};  // Ctrl-C came before this run: nothing to start
   Session s(path_, {{"protocol", kEngineProtocolVersion},
                     {"request", request_name(EngineRequest::run)},
                     {"suite", suite_name(suite)},
@@ -214,22 +227,27 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
       }
     }
   }
+  // Interrupted (Ctrl-C): what was measured stays; the rest is not run.
   // The engine itself died or fell silent: keep what it sent; the item it
   // was running gets the blame, with the engine's last words explained.
-  if (current) {
+  if (s.interrupted()) {
+    if (current) planned.insert(planned.begin(), *current);
+  } else if (current) {
     const Status status = s.timed_out() ? Status::hung : Status::crashed;
     const std::string headline =
         s.timed_out() ? fmt::format("the engine sent nothing for {:.0f} s and was stopped", event_timeout_s)
                       : fmt::format("the engine process died ({})", s.exit().describe());
     streamed.push_back(failed_result(*current, device, status, headline, s.tail(), kb_, machine));
     if (cb.on_result) cb.on_result(streamed.back());
-  } else if (streamed.empty() && !s.timed_out()) {
+  } else if (streamed.empty() && !s.timed_out() && !s.interrupted()) {
     throw EngineError(fmt::format("the engine ended ({}) before running anything{}", s.exit().describe(),
                                   s.tail().empty() ? "" : ": " + last_lines(s.tail(), 3)));
   }
   // The planned items it never reached are in the report too, as not run.
-  const std::string ended = s.timed_out() ? "the engine fell silent and was stopped"
-                                          : fmt::format("the engine ended ({})", s.exit().describe());
+  const std::string ended = s.interrupted() ? std::string("interrupted")
+                            : s.timed_out()
+                                ? std::string("the engine fell silent and was stopped")
+                                : fmt::format("the engine ended ({}) before this item", s.exit().describe());
   for (const auto& item : planned) {
     const bool has =
         std::any_of(streamed.begin(), streamed.end(), [&](const Result& r) { return r.key == item.key; });
@@ -237,7 +255,7 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
     Result r = start_result(item.key, item.kind, &item, "");
     r.device = device;
     r.status = Status::skipped;
-    r.reason = "not run: " + ended + " before this item";
+    r.reason = "not run: " + ended;
     streamed.push_back(r);
     if (cb.on_result) cb.on_result(streamed.back());
   }
