@@ -12,14 +12,14 @@ CMAKE_FLAGS ?=
 doctor: setup build-main
 	./$(BUILD)/accel-doctor || [ $$? -eq 1 ]
 
-# After ctest: the torch engine's files compiled for Windows (mingw-w64,
-# syntax only: scripts/check_engine_mingw.sh), then the reliability stage (issue 16): the torch-free unit tests
-# under ASan+UBSan and every fuzz target for FUZZ_SECONDS each, in build-fuzz/
-# (clang; the main build is untouched). It ends with "N passed, M failed".
-# Before the builds, the portability check (issue 10: no POSIX-only header
-# or call outside src/platform/{posix,linux}); after the reliability stage, the
-# Windows stage: the mingw-w64 cross-build in build-windows/ and its tests
-# under Wine (scripts/test_windows.sh).
+# make test, in order: the portability check (issue 10: no POSIX-only header
+# or call outside src/platform/{posix,linux}, scripts/check_portable.sh); the
+# build and ctest; the torch engine's files compiled for Windows (mingw-w64,
+# syntax only: scripts/check_engine_mingw.sh); the reliability stage (issue 16):
+# the torch-free unit tests under ASan+UBSan and every fuzz target for
+# FUZZ_SECONDS each, in build-fuzz/ (clang; the main build is untouched; it
+# ends with "N passed, M failed"); the Windows stage: the mingw-w64 cross-build
+# in build-windows/ and its tests under Wine (scripts/test_windows.sh).
 FUZZ_SECONDS ?= 20
 test: setup-test check-portable build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
