@@ -51,7 +51,7 @@ std::string quote_windows_argument(const std::string& arg);
 /// A CreateProcess command line: every argument quoted, joined by spaces.
 std::string windows_command_line(const std::vector<std::string>& argv);
 /// "Windows 11 23H2 (10.0.22631)" from RtlGetVersion's numbers (build 22000
-/// and up of 10.0 is Windows 11) and the registry's DisplayVersion (may be empty).
+/// and up of 10.0 is Windows 11; 6.1-6.3 are 7, 8, 8.1) and the registry's DisplayVersion (may be empty).
 std::string windows_os_name(unsigned major, unsigned minor, unsigned build,
                             const std::string& display_version);
 

@@ -113,6 +113,8 @@ std::string windows_os_name(unsigned major, unsigned minor, unsigned build,
   std::string name;
   if (major == 10 && minor == 0) {
     name = build >= 22000 ? "Windows 11" : "Windows 10";
+  } else if (major == 6 && minor >= 1 && minor <= 3) {
+    name = minor == 1 ? "Windows 7" : minor == 2 ? "Windows 8" : "Windows 8.1";
   } else {
     name = fmt::format("Windows {}.{}", major, minor);
   }

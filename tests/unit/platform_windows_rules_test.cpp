@@ -136,7 +136,9 @@ TEST(WindowsOsName, ElevenFromTheBuildNumber) {
   EXPECT_EQ(detail::windows_os_name(10, 0, 22631, "23H2"), "Windows 11 23H2 (10.0.22631)");
   EXPECT_EQ(detail::windows_os_name(10, 0, 19045, "22H2"), "Windows 10 22H2 (10.0.19045)");
   EXPECT_EQ(detail::windows_os_name(10, 0, 19041, ""), "Windows 10 (10.0.19041)");
-  EXPECT_EQ(detail::windows_os_name(6, 1, 7601, ""), "Windows 6.1 (6.1.7601)");
+  EXPECT_EQ(detail::windows_os_name(6, 1, 7601, ""), "Windows 7 (6.1.7601)");
+  EXPECT_EQ(detail::windows_os_name(6, 3, 9600, ""), "Windows 8.1 (6.3.9600)");
+  EXPECT_EQ(detail::windows_os_name(6, 0, 6002, ""), "Windows 6.0 (6.0.6002)");
 }
 
 TEST(X86Cpuid, FlagsNeedTheOsToSaveTheirRegisters) {

@@ -154,7 +154,7 @@ void probe_cpu(HostInfo& h) {
   }
   if (auto mhz = registry_dword(HKEY_LOCAL_MACHINE, k_cpu_key, L"~MHz"); mhz && *mhz > 0) {
     h.cpu_max_mhz = static_cast<double>(*mhz);
-    h.cpu_clock_source = "registry ~MHz (the rated clock Windows records at boot; boost clocks are higher)";
+    h.cpu_clock_source = "registry ~MHz: the rated clock Windows records at boot, boost clocks are higher";
   } else {
     h.not_collected["cpu_max_mhz"] =
         "no ~MHz value in the registry (HKLM\\HARDWARE\\...\\CentralProcessor\\0)";
