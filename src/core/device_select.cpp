@@ -1,4 +1,5 @@
 #include "core/device_select.hpp"
+#include "core/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,11 +9,6 @@
 namespace accel {
 
 namespace {
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 std::string describe(const DeviceInfo& d) {
   std::string s = fmt::format("{} ({}", d.id, d.name.empty() ? "unnamed" : d.name);
   if (d.total_memory_bytes) s += fmt::format(", {:.1f} GiB", *d.total_memory_bytes / 1073741824.0);

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "core/paths.hpp"
+#include "core/strings.hpp"
 
 namespace accel {
 
@@ -49,19 +50,6 @@ json read_json_file(const fs::path& path) {
 }
 
 re2::StringPiece sp(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 std::vector<int> parse_version(std::string_view v) {
   std::vector<int> out;
@@ -187,8 +175,8 @@ struct DriverMin {
 /// One official torch wheel variant and the GPU targets it carries code for
 /// (kb/wheels.json "torch_wheels").
 struct TorchWheel {
-  std::string torch;    ///< "2.8": every 2.8.x release
-  std::string variant;  ///< "cu128", "rocm6.4"
+  std::string torch;               ///< "2.8": every 2.8.x release
+  std::string variant;             ///< "cu128", "rocm6.4"
   std::vector<std::string> archs;  ///< "sm_80", "gfx1100"
   std::string ptx;                 ///< the sm whose PTX is embedded (JIT for newer GPUs), or ""
   std::string source;
@@ -288,14 +276,12 @@ void check_captures(const RE2& re, const std::string& where) {
   }
 }
 
-const std::set<std::string> kBoolConds = {"integrated_and_discrete", "override_set",
-                                          "cpu_only_torch",          "cuda_older_than_arch",
-                                          "driver_older_than_cuda",  "wheel_lacks_arch",
-                                          "therock_has_arch"};
-const std::set<std::string> kStringConds = {"vendor",       "backend",     "os",
-                                            "os_not",       "gfx_support", "gfx_family",
-                                            "gfx_override", "env_set",     "measured_on",
-                                            "windows_hip_sdk"};
+const std::set<std::string> kBoolConds = {
+    "integrated_and_discrete", "override_set",     "cpu_only_torch",  "cuda_older_than_arch",
+    "driver_older_than_cuda",  "wheel_lacks_arch", "therock_has_arch"};
+const std::set<std::string> kStringConds = {"vendor",      "backend",        "os",           "os_not",
+                                            "gfx_support", "gfx_family",     "gfx_override", "env_set",
+                                            "measured_on", "windows_hip_sdk"};
 
 void validate_condition(const json& c, KbData& kb, const std::string& where) {
   if (!c.is_object()) throw KbError(fmt::format("{}: a condition must be an object", where));
@@ -561,7 +547,8 @@ void load_arch(const fs::path& path, KbData& kb) {
       for (const auto& [target, level] : w.at("targets").items()) {
         const auto l = level.get<std::string>();
         if (l != "hip_sdk" && l != "runtime" && l != "none") {
-          throw KbError(fmt::format("{} windows_hip_sdk {}: level must be hip_sdk, runtime or none", file, target));
+          throw KbError(
+              fmt::format("{} windows_hip_sdk {}: level must be hip_sdk, runtime or none", file, target));
         }
         kb.windows_hip_sdk[target] = l;
       }
@@ -605,7 +592,8 @@ void load_wheels(const fs::path& path, KbData& kb) {
       if (t.source.empty()) throw KbError(where + ": needs 'source'");
       if (t.archs.empty()) throw KbError(where + ": 'archs' is empty");
       for (const auto& a : t.archs) {
-        if (!RE2::FullMatch(a, arch_re)) throw KbError(fmt::format("{}: '{}' is not an sm_NN or gfx target", where, a));
+        if (!RE2::FullMatch(a, arch_re))
+          throw KbError(fmt::format("{}: '{}' is not an sm_NN or gfx target", where, a));
       }
       if (!t.ptx.empty() && !RE2::FullMatch(t.ptx, arch_re)) throw KbError(where + ": bad 'ptx'");
       kb.wheels.push_back(std::move(t));
@@ -626,7 +614,8 @@ void load_wheels(const fs::path& path, KbData& kb) {
           }
         }
         for (const auto& pl : t.platforms) {
-          if (pl != "linux" && pl != "windows") throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
+          if (pl != "linux" && pl != "windows")
+            throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
         }
         kb.therock.push_back(std::move(t));
       }
@@ -1006,7 +995,8 @@ void merge_tool_gpus(const KbData& kb, const std::vector<ToolGpu>& gpus, Machine
   MachineFacts found;
   for (const auto& g : gpus) {
     if (!g.arch.empty()) add_gfx(found, g.arch);
-    if (!g.name.empty() && names.find(g.name) == std::string::npos) names += (names.empty() ? "" : " | ") + g.name;
+    if (!g.name.empty() && names.find(g.name) == std::string::npos)
+      names += (names.empty() ? "" : " | ") + g.name;
   }
   for (const auto& g : gpus) {  // a GPU the tool names without a target: its name decides
     if (g.arch.empty() && !g.name.empty()) {
@@ -1023,8 +1013,10 @@ void merge_tool_gpus(const KbData& kb, const std::vector<ToolGpu>& gpus, Machine
   }
   if (f.sm.empty()) f.sm = found.sm;
   if (f.vendor.empty()) {
-    if (!f.gfx.empty()) f.vendor = "amd";
-    else if (!f.sm.empty()) f.vendor = "nvidia";
+    if (!f.gfx.empty())
+      f.vendor = "amd";
+    else if (!f.sm.empty())
+      f.vendor = "nvidia";
   }
   if (f.driver.empty() && f.vendor == "nvidia") {
     for (const auto& g : gpus) {
@@ -1315,7 +1307,8 @@ std::string render(std::string_view text, const EvalContext& c) {
       const auto it = c.kb.windows_hip_sdk.find(f.gfx);
       if (f.gfx.empty() || c.kb.windows_hip_sdk.empty()) return {};
       if (it == c.kb.windows_hip_sdk.end() || it->second == "none") return "not supported";
-      return it->second == "runtime" ? "the HIP runtime only (no HIP SDK libraries)" : "the HIP runtime and SDK libraries";
+      return it->second == "runtime" ? "the HIP runtime only (no HIP SDK libraries)"
+                                     : "the HIP runtime and SDK libraries";
     }
     if (name == "therock_family" || name == "therock_index") {
       bool known = false;

@@ -1,4 +1,5 @@
 #include "core/kb_tool_output.hpp"
+#include "core/strings.hpp"
 
 #include <re2/re2.h>
 
@@ -6,13 +7,6 @@ namespace accel {
 namespace {
 
 re2::StringPiece sp(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 /// "gfx1031:sramecc-:xnack-" -> "gfx1031"; "" when not a gfx target.
 std::string gfx_of(std::string_view s) {
@@ -39,7 +33,8 @@ void ToolOutputReader::line(std::string_view text) {
   static const RE2 rocm_agent(R"(^\s*Agent [0-9]+\s*$)");
   static const RE2 hip_device(R"(^\s*device#\s*[0-9]+\s*$)");
   static const RE2 dx_card(R"(^\s*Card name:\s*(.+?)\s*$)");
-  static const RE2 dx_section_end(R"(^\s*(?:Sound|Video Capture|DirectInput|USB|Disk & DVD/CD-ROM|Gameport|PS/2|System) Devices\s*$)");
+  static const RE2 dx_section_end(
+      R"(^\s*(?:Sound|Video Capture|DirectInput|USB|Disk & DVD/CD-ROM|Gameport|PS/2|System) Devices\s*$)");
   static const RE2 smi_q_product(R"(^\s*Product Name\s*:\s*(.+?)\s*$)");
   // Fields.
   static const RE2 name_field(R"(^\s*Name:\s+(.+?)\s*$)");

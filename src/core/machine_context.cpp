@@ -61,29 +61,4 @@ MachineContext machine_context_of(const Environment& env, const std::string& dev
   return m;
 }
 
-json machine_context_to_json(const MachineContext& m) {
-  return json{{"os", m.os},
-              {"arch", m.arch},
-              {"backend", m.backend},
-              {"gpu", m.gpu},
-              {"versions", m.versions},
-              {"env", m.env},
-              {"env_known", m.env_known},
-              {"measured_device", m.measured_device}};
-}
-
-MachineContext machine_context_from_json(const json& j) {
-  MachineContext m;
-  if (!j.is_object()) return m;
-  m.os = j.value("os", "");
-  m.arch = j.value("arch", "");
-  m.backend = j.value("backend", "");
-  m.gpu = j.value("gpu", "");
-  m.versions = j.value("versions", "");
-  m.env = j.value("env", "");
-  m.env_known = j.value("env_known", false);
-  m.measured_device = j.value("measured_device", "");
-  return m;
-}
-
 }  // namespace accel

@@ -14,7 +14,8 @@ namespace accel {
 /// variables (all of them are probed, so `env_known` is true).
 MachineContext machine_context_of(const Environment& env, const std::string& device = "");
 
-json machine_context_to_json(const MachineContext& m);
-MachineContext machine_context_from_json(const json& j);
+// JSON (the worker and engine protocols carry it): missing fields keep their defaults.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MachineContext, os, arch, backend, gpu, versions, env,
+                                                env_known, measured_device)
 
 }  // namespace accel

@@ -16,22 +16,13 @@
 
 #include "core/json.hpp"
 #include "core/kb.hpp"
+#include "core/strings.hpp"
 
 namespace accel {
 
 namespace {
 
 // ---------------------------------------------------------------- small helpers
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool contains(std::string_view haystack, std::string_view needle) {
-  return lower(haystack).find(lower(needle)) != std::string::npos;
-}
 
 bool has_digit(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
@@ -237,12 +228,12 @@ std::optional<AmdFamily> amd_family(std::string_view arch) {
 
 /// FP32 lanes per EU/XVE of an Intel GPU architecture name.
 std::optional<int> intel_lanes_per_eu(std::string_view arch) {
-  if (contains(arch, "xe2") || contains(arch, "bmg") || contains(arch, "battlemage") ||
-      contains(arch, "lnl") || contains(arch, "xe-hpc") || contains(arch, "pvc")) {
+  if (contains_ci(arch, "xe2") || contains_ci(arch, "bmg") || contains_ci(arch, "battlemage") ||
+      contains_ci(arch, "lnl") || contains_ci(arch, "xe-hpc") || contains_ci(arch, "pvc")) {
     return 16;
   }
-  if (contains(arch, "xe-hpg") || contains(arch, "dg2") || contains(arch, "alchemist") ||
-      contains(arch, "acm") || contains(arch, "xe-lp") || contains(arch, "xe-lpg")) {
+  if (contains_ci(arch, "xe-hpg") || contains_ci(arch, "dg2") || contains_ci(arch, "alchemist") ||
+      contains_ci(arch, "acm") || contains_ci(arch, "xe-lp") || contains_ci(arch, "xe-lpg")) {
     return 8;
   }
   return std::nullopt;
@@ -253,10 +244,12 @@ std::string infer_vendor(const GpuProperties& g) {
   const std::string a = lower(g.arch);
   if (a.rfind("sm", 0) == 0 || a.rfind("compute_", 0) == 0) return "nvidia";
   if (a.rfind("gfx", 0) == 0) return "amd";
-  if (contains(a, "xe")) return "intel";
-  if (contains(g.name, "nvidia") || contains(g.name, "geforce") || contains(g.name, "tesla")) return "nvidia";
-  if (contains(g.name, "amd") || contains(g.name, "radeon") || contains(g.name, "instinct")) return "amd";
-  if (contains(g.name, "intel") || contains(g.name, "arc")) return "intel";
+  if (contains_ci(a, "xe")) return "intel";
+  if (contains_ci(g.name, "nvidia") || contains_ci(g.name, "geforce") || contains_ci(g.name, "tesla"))
+    return "nvidia";
+  if (contains_ci(g.name, "amd") || contains_ci(g.name, "radeon") || contains_ci(g.name, "instinct"))
+    return "amd";
+  if (contains_ci(g.name, "intel") || contains_ci(g.name, "arc")) return "intel";
   return "";
 }
 

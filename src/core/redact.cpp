@@ -1,4 +1,5 @@
 #include "core/redact.hpp"
+#include "core/strings.hpp"
 
 #include <re2/re2.h>
 
@@ -12,12 +13,6 @@ namespace accel {
 namespace {
 
 re2::StringPiece sp(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 

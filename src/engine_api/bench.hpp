@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/machine_context.hpp"
 #include "engine_api/isolation.hpp"
 
 namespace accel::engine {
@@ -35,8 +36,8 @@ struct BenchOptions {
   MachineContext machine;
 };
 
-/// The JSON forms the engine protocol carries (engine_api/suite_json.cpp).
-json bench_options_to_json(const BenchOptions& o);
-BenchOptions bench_options_from_json(const json& j);
+// The JSON form the engine protocol carries (as OpsOptions').
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BenchOptions, device, quick, filters, cpu_twin, isolate,
+                                                item_timeout_s, machine)
 
 }  // namespace accel::engine

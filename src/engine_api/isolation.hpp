@@ -26,8 +26,7 @@ struct ItemInfo {
   std::string shape;
 };
 
-void to_json(json& j, const ItemInfo& i);
-void from_json(const json& j, ItemInfo& i);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ItemInfo, key, kind, name, category, dtype, shape)
 
 /// The result of one item as a suite starts it: key, kind and, when the item
 /// exists (`info` not null), its name, category, dtype and shape; otherwise

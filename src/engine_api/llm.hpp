@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/machine_context.hpp"
 #include "engine_api/isolation.hpp"
 
 namespace accel::engine {
@@ -50,9 +51,10 @@ struct LlmOptions {
   std::vector<Result> ceilings;
 };
 
-/// The JSON forms the engine protocol carries (engine_api/suite_json.cpp);
-/// the reader keeps unresolved fields unresolved.
-json llm_options_to_json(const LlmOptions& o);
-LlmOptions llm_options_from_json(const json& j);
+// The JSON form the engine protocol carries (as OpsOptions'); reading it
+// keeps unresolved fields unresolved (resolve_llm_options resolves them).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LlmOptions, device, preset, weights_dir, dtype, attention,
+                                                sdpa_backend, batches, prompts, gens, graphs, cpu_compare,
+                                                cpu_preset, quick, isolate, item_timeout_s, machine, ceilings)
 
 }  // namespace accel::engine

@@ -16,6 +16,7 @@
 
 #include "core/evidence.hpp"
 #include "core/kb.hpp"
+#include "core/machine_context.hpp"
 #include "engine_api/isolation.hpp"
 
 namespace accel::engine {
@@ -55,10 +56,12 @@ using OpsCallbacks = RunCallbacks;
 /// True when `filters` selects a check (empty filters select all).
 bool filters_match(const std::vector<std::string>& filters, const CheckInfo& check);
 
-/// The JSON forms the engine protocol carries (engine_api/suite_json.cpp).
-json ops_options_to_json(const OpsOptions& o);
-OpsOptions ops_options_from_json(const json& j);
-void to_json(json& j, const CheckInfo& c);
-void from_json(const json& j, CheckInfo& c);
+// The JSON forms the engine protocol carries: every field by its name;
+// missing fields keep their defaults, unknown ones are ignored.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckInfo, key, name, category, dtype, shape, flops,
+                                                flops_formula, bytes_formula, verify)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpsOptions, device, quick, filters, isolate, check_timeout_s,
+                                                include_test_checks, machine, profile, trace_path,
+                                                worker_retire_anon_bytes, worker_retire_min_items)
 
 }  // namespace accel::engine

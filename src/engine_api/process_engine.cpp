@@ -269,21 +269,17 @@ EngineEnvironment ProcessEngine::environment() {
 }
 
 std::vector<CheckInfo> ProcessEngine::list_checks(const OpsOptions& o) {
-  return call(EngineRequest::list_checks, ops_options_to_json(o), "checks", 120)
-      .at("checks")
-      .get<std::vector<CheckInfo>>();
+  return call(EngineRequest::list_checks, json(o), "checks", 120).at("checks").get<std::vector<CheckInfo>>();
 }
 
 std::vector<ItemInfo> ProcessEngine::list_benchmarks(const BenchOptions& o) {
-  return call(EngineRequest::list_benchmarks, bench_options_to_json(o), "items", 120)
-      .at("items")
-      .get<std::vector<ItemInfo>>();
+  return call(EngineRequest::list_benchmarks, json(o), "items", 120).at("items").get<std::vector<ItemInfo>>();
 }
 
 LlmPlan ProcessEngine::plan_llm(const LlmOptions& o) {
-  const json j = call(EngineRequest::plan_llm, llm_options_to_json(o), "plan", 120);
+  const json j = call(EngineRequest::plan_llm, json(o), "plan", 120);
   LlmPlan p;
-  p.resolved = llm_options_from_json(j.at("resolved"));
+  p.resolved = j.at("resolved").get<LlmOptions>();
   p.items = j.value("items", std::vector<ItemInfo>{});
   p.attention_problem = j.value("attention_problem", "");
   p.sdpa_backend_problem = j.value("sdpa_backend_problem", "");
@@ -291,30 +287,28 @@ LlmPlan ProcessEngine::plan_llm(const LlmOptions& o) {
 }
 
 TrainPlan ProcessEngine::plan_train(const TrainOptions& o) {
-  const json j = call(EngineRequest::plan_train, train_options_to_json(o), "plan", 120);
+  const json j = call(EngineRequest::plan_train, json(o), "plan", 120);
   TrainPlan p;
-  p.resolved = train_options_from_json(j.at("resolved"));
+  p.resolved = j.at("resolved").get<TrainOptions>();
   p.items = j.value("items", std::vector<ItemInfo>{});
   p.model_descriptions = j.value("model_descriptions", std::vector<std::string>{});
   return p;
 }
 
 std::vector<Result> ProcessEngine::run_ops(const OpsOptions& o, const RunCallbacks& cb) {
-  return run(SuiteId::ops, ops_options_to_json(o), run_silence_s(o.check_timeout_s), o.device, o.machine, cb);
+  return run(SuiteId::ops, json(o), run_silence_s(o.check_timeout_s), o.device, o.machine, cb);
 }
 
 std::vector<Result> ProcessEngine::run_bench(const BenchOptions& o, const RunCallbacks& cb) {
-  return run(SuiteId::bench, bench_options_to_json(o), run_silence_s(o.item_timeout_s), o.device, o.machine,
-             cb);
+  return run(SuiteId::bench, json(o), run_silence_s(o.item_timeout_s), o.device, o.machine, cb);
 }
 
 std::vector<Result> ProcessEngine::run_llm(const LlmOptions& o, const RunCallbacks& cb) {
-  return run(SuiteId::llm, llm_options_to_json(o), run_silence_s(o.item_timeout_s), o.device, o.machine, cb);
+  return run(SuiteId::llm, json(o), run_silence_s(o.item_timeout_s), o.device, o.machine, cb);
 }
 
 std::vector<Result> ProcessEngine::run_train(const TrainOptions& o, const RunCallbacks& cb) {
-  return run(SuiteId::train, train_options_to_json(o), run_silence_s(o.item_timeout_s), o.device, o.machine,
-             cb);
+  return run(SuiteId::train, json(o), run_silence_s(o.item_timeout_s), o.device, o.machine, cb);
 }
 
 }  // namespace accel::engine

@@ -36,17 +36,17 @@ std::vector<ItemInfo> planned_items(Engine& engine, SuiteId suite, const json& o
   switch (suite) {
     case SuiteId::ops: {
       std::vector<ItemInfo> items;
-      for (const auto& c : engine.list_checks(ops_options_from_json(options))) {
+      for (const auto& c : engine.list_checks(options.get<OpsOptions>())) {
         items.push_back({c.key, "check", c.name, c.category, c.dtype, c.shape});
       }
       return items;
     }
     case SuiteId::bench:
-      return engine.list_benchmarks(bench_options_from_json(options));
+      return engine.list_benchmarks(options.get<BenchOptions>());
     case SuiteId::llm:
-      return engine.plan_llm(llm_options_from_json(options)).items;
+      return engine.plan_llm(options.get<LlmOptions>()).items;
     case SuiteId::train:
-      return engine.plan_train(train_options_from_json(options)).items;
+      return engine.plan_train(options.get<TrainOptions>()).items;
   }
   return {};
 }
@@ -54,13 +54,13 @@ std::vector<ItemInfo> planned_items(Engine& engine, SuiteId suite, const json& o
 std::vector<Result> run(Engine& engine, SuiteId suite, const json& options, const RunCallbacks& cb) {
   switch (suite) {
     case SuiteId::ops:
-      return engine.run_ops(ops_options_from_json(options), cb);
+      return engine.run_ops(options.get<OpsOptions>(), cb);
     case SuiteId::bench:
-      return engine.run_bench(bench_options_from_json(options), cb);
+      return engine.run_bench(options.get<BenchOptions>(), cb);
     case SuiteId::llm:
-      return engine.run_llm(llm_options_from_json(options), cb);
+      return engine.run_llm(options.get<LlmOptions>(), cb);
     case SuiteId::train:
-      return engine.run_train(train_options_from_json(options), cb);
+      return engine.run_train(options.get<TrainOptions>(), cb);
   }
   return {};
 }
@@ -71,21 +71,21 @@ json serve(Engine& engine, EngineRequest request, const json& req, Events& event
     case EngineRequest::environment:
       return {{"event", "environment"}, {"environment", engine.environment()}};
     case EngineRequest::list_checks:
-      return {{"event", "checks"}, {"checks", engine.list_checks(ops_options_from_json(options))}};
+      return {{"event", "checks"}, {"checks", engine.list_checks(options.get<OpsOptions>())}};
     case EngineRequest::list_benchmarks:
-      return {{"event", "items"}, {"items", engine.list_benchmarks(bench_options_from_json(options))}};
+      return {{"event", "items"}, {"items", engine.list_benchmarks(options.get<BenchOptions>())}};
     case EngineRequest::plan_llm: {
-      const LlmPlan p = engine.plan_llm(llm_options_from_json(options));
+      const LlmPlan p = engine.plan_llm(options.get<LlmOptions>());
       return {{"event", "plan"},
-              {"resolved", llm_options_to_json(p.resolved)},
+              {"resolved", json(p.resolved)},
               {"items", p.items},
               {"attention_problem", p.attention_problem},
               {"sdpa_backend_problem", p.sdpa_backend_problem}};
     }
     case EngineRequest::plan_train: {
-      const TrainPlan p = engine.plan_train(train_options_from_json(options));
+      const TrainPlan p = engine.plan_train(options.get<TrainOptions>());
       return {{"event", "plan"},
-              {"resolved", train_options_to_json(p.resolved)},
+              {"resolved", json(p.resolved)},
               {"items", p.items},
               {"model_descriptions", p.model_descriptions}};
     }

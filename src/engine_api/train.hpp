@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/machine_context.hpp"
 #include "engine_api/isolation.hpp"
 
 namespace accel::engine {
@@ -76,9 +77,11 @@ struct TrainOptions {
   MachineContext machine;
 };
 
-/// The JSON forms the engine protocol carries (engine_api/suite_json.cpp);
-/// the reader keeps unresolved fields unresolved.
-json train_options_to_json(const TrainOptions& o);
-TrainOptions train_options_from_json(const json& j);
+// The JSON form the engine protocol carries (as OpsOptions'); reading it
+// keeps unresolved fields unresolved (resolve_train_options resolves them).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, device, models, precisions, batches, steps,
+                                                data_dir, filters, sweep, sweep_min, sweep_max, item_cost,
+                                                cpu_compare, inject_oom_above_bytes, quick, isolate,
+                                                item_timeout_s, machine)
 
 }  // namespace accel::engine

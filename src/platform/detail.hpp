@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/strings.hpp"
 #include "platform/probes.hpp"
 
 namespace accel::platform::detail {
@@ -89,7 +90,6 @@ std::string real_path(const std::string& path);
 /// `a` + "/" + `b`, without doubling the separator.
 std::string join(const std::string& a, const std::string& b);
 
-std::string trim(std::string_view s);
 /// Lines of `text` without their newlines (views into `text`).
 std::vector<std::string_view> lines_of(std::string_view text);
 std::vector<std::string> split_ws(std::string_view s);

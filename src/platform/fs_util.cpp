@@ -102,13 +102,6 @@ std::string join(const std::string& a, const std::string& b) {
   return a + "/" + b;
 }
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 std::vector<std::string> split_ws(std::string_view s) {
   std::vector<std::string> out;
   std::size_t i = 0;

@@ -102,7 +102,7 @@ TEST(EngineProtocol, OptionsSurviveJson) {
   o.check_timeout_s = 7;
   o.isolate = false;
   o.machine.os = "windows";
-  const OpsOptions back = ops_options_from_json(ops_options_to_json(o));
+  const OpsOptions back = json(o).get<OpsOptions>();
   EXPECT_EQ(back.device, "cuda:1");
   EXPECT_EQ(back.filters, o.filters);
   EXPECT_EQ(back.check_timeout_s, 7);
@@ -115,7 +115,7 @@ TEST(EngineProtocol, OptionsSurviveJson) {
   Result ceiling;
   ceiling.key = "bench/cuda/gemm/square/bf16/4096x4096x4096";
   l.ceilings = {ceiling};
-  const LlmOptions lb = llm_options_from_json(llm_options_to_json(l));
+  const LlmOptions lb = json(l).get<LlmOptions>();
   EXPECT_EQ(lb.prompts, l.prompts);
   EXPECT_EQ(lb.sdpa_backend, "flash");
   ASSERT_EQ(lb.ceilings.size(), 1u);
@@ -124,11 +124,11 @@ TEST(EngineProtocol, OptionsSurviveJson) {
   TrainOptions t;
   t.inject_oom_above_bytes = 1ull << 40;
   t.models = {"cnn"};
-  const TrainOptions tb = train_options_from_json(train_options_to_json(t));
+  const TrainOptions tb = json(t).get<TrainOptions>();
   EXPECT_EQ(tb.inject_oom_above_bytes, 1ull << 40);
   EXPECT_EQ(tb.models, t.models);
   // Missing fields keep the defaults.
-  EXPECT_EQ(bench_options_from_json(json::object()).item_timeout_s, BenchOptions{}.item_timeout_s);
+  EXPECT_EQ(json::object().get<BenchOptions>().item_timeout_s, BenchOptions{}.item_timeout_s);
 }
 
 TEST(EngineServe, GreetsThenAnswers) {

@@ -982,7 +982,7 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   auto no_engine = t.not_collected.find("engine");
   if (no_engine == t.not_collected.end()) no_engine = t.not_collected.find("engine_environment");
   if (t.version.empty() && no_engine != t.not_collected.end()) {
-    line(out, "not asked", first_line(no_engine->second));
+    line(out, no_engine->first == "engine" ? "not asked" : "unknown", first_line(no_engine->second));
   } else {
     line(out, "version", t.version + (t.source.empty() ? "" : "  (" + t.source + ")"));
     line(out, "backend", t.backend);

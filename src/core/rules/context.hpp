@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/rules/rules.hpp"
+#include "core/strings.hpp"
 
 namespace accel::rules {
 
@@ -79,8 +80,8 @@ std::string rate(double value, std::string_view unit);
 std::string times(double ratio);
 /// "a, b, c and 4 more"
 std::string list_some(const std::vector<std::string>& items, std::size_t max = 5);
-std::string lower(std::string_view s);
-bool contains_ci(std::string_view haystack, std::string_view needle);
+using accel::contains_ci;  // core/strings.hpp
+using accel::lower;
 bool starts_with(std::string_view s, std::string_view prefix);
 /// "major.minor" of a version string as a comparable number (6.2 -> 602); nullopt when none.
 std::optional<int> version_number(std::string_view version);

@@ -375,7 +375,7 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
 
 class BenchSuite final : public WorkerSuite {
  public:
-  explicit BenchSuite(const json& job) : options_(bench_options_from_json(job)) {
+  explicit BenchSuite(const json& job) : options_(job.get<BenchOptions>()) {
     for (auto& row : build_rows(options_)) rows_.emplace(row.info.key, std::move(row));
     target_ = parse_device(options_.device);
   }
@@ -432,7 +432,7 @@ std::vector<ItemInfo> list_benchmarks(const BenchOptions& options) {
 std::vector<Result> run_bench(const BenchOptions& options, const RunCallbacks& callbacks) {
   IsolationOptions iso;
   iso.suite = "bench";
-  iso.job = bench_options_to_json(options);
+  iso.job = json(options);
   iso.device = options.device;
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;

@@ -126,7 +126,7 @@ class OpsSuite final : public WorkerSuite {
     ctx_.timer.warmup_ms = 3;
     ctx_.timer.max_warmup_ms = 20;
     ctx_.kb = kb_ ? &*kb_ : nullptr;
-    if (job.contains("machine")) ctx_.machine = machine_context_from_json(job["machine"]);
+    if (job.contains("machine")) ctx_.machine = job["machine"].get<MachineContext>();
     ctx_.profile = job.value("profile", true);
     ctx_.implementations = implementations();
     ctx_.trace_dir = trace_parts_dir(job.value("trace_path", ""));
@@ -190,7 +190,7 @@ std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callb
   auto kb = try_load_kb();
   IsolationOptions iso;
   iso.suite = "ops";
-  iso.job = ops_options_to_json(options);
+  iso.job = json(options);
   iso.device = options.device;
   iso.item_timeout_s = options.check_timeout_s;
   iso.kb = kb ? &*kb : nullptr;

@@ -11,16 +11,16 @@
 
 #include "core/profile.hpp"
 #include "core/stats.hpp"
-#include "engines/torch/backend/backend.hpp"
 #include "engine_api/bench.hpp"
 #include "engine_api/bench_ceilings.hpp"
 #include "engine_api/llm.hpp"
+#include "engine_api/ops.hpp"
+#include "engines/torch/backend/backend.hpp"
 #include "engines/torch/llm/model.hpp"
 #include "engines/torch/llm/weights.hpp"
-#include "engine_api/ops.hpp"
 #include "engines/torch/profiler.hpp"
-#include "engines/torch/timer.hpp"
 #include "engines/torch/suites.hpp"
+#include "engines/torch/timer.hpp"
 
 namespace accel::engine {
 
@@ -110,7 +110,7 @@ struct Loaded {
 
 class LlmSuite final : public WorkerSuite {
  public:
-  explicit LlmSuite(const json& job) : o_(resolve_llm_options(llm_options_from_json(job))) {
+  explicit LlmSuite(const json& job) : o_(resolve_llm_options(job.get<LlmOptions>())) {
     for (auto& it : build_items(o_)) items_.emplace(it.info.key, std::move(it));
     target_ = parse_device(o_.device);
     if (const std::string dir = find_kb_dir(); !dir.empty()) {
@@ -578,7 +578,7 @@ std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callb
   }
   IsolationOptions iso;
   iso.suite = "llm";
-  iso.job = llm_options_to_json(o);
+  iso.job = json(o);
   iso.device = o.device;
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;

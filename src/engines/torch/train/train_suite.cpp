@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 
 #include "core/profile.hpp"
-#include "engines/torch/backend/backend.hpp"
 #include "engine_api/ops.hpp"
-#include "engines/torch/profiler.hpp"
-#include "engines/torch/timer.hpp"
 #include "engine_api/train.hpp"
-#include "engines/torch/train/trainer.hpp"
+#include "engines/torch/backend/backend.hpp"
+#include "engines/torch/profiler.hpp"
 #include "engines/torch/suites.hpp"
+#include "engines/torch/timer.hpp"
+#include "engines/torch/train/trainer.hpp"
 
 namespace accel::engine {
 
@@ -124,7 +124,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 class TrainSuite final : public WorkerSuite {
  public:
-  explicit TrainSuite(const json& job) : o_(resolve_train_options(train_options_from_json(job))) {
+  explicit TrainSuite(const json& job) : o_(resolve_train_options(job.get<TrainOptions>())) {
     for (auto& it : build_items(o_)) items_.emplace(it.info.key, std::move(it));
     target_ = parse_device(o_.device);
   }
@@ -592,7 +592,7 @@ std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& c
   const TrainOptions o = resolve_train_options(options);
   IsolationOptions iso;
   iso.suite = "train";
-  iso.job = train_options_to_json(o);
+  iso.job = json(o);
   iso.device = o.device;
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;
