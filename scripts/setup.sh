@@ -13,6 +13,9 @@ if [ "$mode" = "test" ]; then
   need+=(libgtest-dev libgmock-dev python3 chromium)
   # clang + its runtime (ASan, UBSan, libFuzzer): scripts/sanitize_and_fuzz.sh.
   need+=(clang libclang-rt-dev)
+  # The Vulkan ceiling (docs/vulkan.md): headers and glslc to build it, the
+  # loader and Mesa's lavapipe (a CPU Vulkan device) to run its tests.
+  need+=(libvulkan-dev glslc libvulkan1 mesa-vulkan-drivers)
 fi
 
 # Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as
