@@ -135,8 +135,18 @@ struct BenchArgs {
   bool no_isolate = false;
   bool no_cpu = false;
   std::vector<std::string> filters;
+  bool vulkan = false;  ///< --vulkan: the Vulkan compute ceiling (alone, or with the rows --filter selects)
 };
 int cmd_bench(App& app, const BenchArgs& args);
+/// The Vulkan ceiling phase (cmd_vulkan.cpp): its rows joined with the
+/// framework rows of the run, printed; `measured` when a device gave a figure.
+struct VulkanPhase {
+  std::vector<Result> results;
+  bool measured = false;
+};
+VulkanPhase run_vulkan_phase(App& app, const std::vector<Result>& framework, bool quick);
+/// `bench --vulkan` without --filter: the ceiling alone; exit 2 when nothing could be measured.
+int cmd_bench_vulkan_only(App& app, const BenchArgs& args);
 struct LlmArgs {
   bool quick = false;
   bool list = false;

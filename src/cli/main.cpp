@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   bench->add_flag("--no-cpu", bench_args.no_cpu, "skip the CPU twin of the device benchmarks");
   bench->add_flag("--no-isolate", bench_args.no_isolate, "run in this process (debugging)");
+  bench->add_flag("--vulkan", bench_args.vulkan,
+                  "the Vulkan compute ceiling of every Vulkan device (alone; with --filter, beside those rows)");
 
   ExplainArgs explain_args;
   auto* explain = cli.add_subcommand("explain",

@@ -1,0 +1,49 @@
+# The Vulkan ceiling engine (src/engines/vulkan, issue 13): torch-free, linked
+# into the front end. The loader is opened at run time; the build needs only
+# the Vulkan headers (Debian: libvulkan-dev) and glslc (Debian: glslc) to
+# compile shaders/*.comp to SPIR-V, embedded with EmbedFiles.cmake. Without
+# either, the engine is a stub that says so (and this file says it here).
+find_program(ACCEL_GLSLC glslc)
+find_path(ACCEL_VULKAN_INCLUDE_DIR vulkan/vulkan.h)
+set(_vk ${CMAKE_SOURCE_DIR}/src/engines/vulkan)
+add_library(accel_vulkan STATIC ${_vk}/ceiling.cpp)
+target_link_libraries(accel_vulkan PUBLIC accel_platform)
+target_compile_options(accel_vulkan PRIVATE ${ACCEL_WARNINGS})
+if(ACCEL_GLSLC AND ACCEL_VULKAN_INCLUDE_DIR)
+  set(_spv_entries "")
+  set(_spv_files "")
+  foreach(_name fma_fp32 fma_fp16 fill copy read)
+    set(_spv ${CMAKE_BINARY_DIR}/generated/vulkan/${_name}.spv)
+    add_custom_command(OUTPUT ${_spv}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated/vulkan
+      COMMAND ${ACCEL_GLSLC} --target-env=vulkan1.1 -O ${_vk}/shaders/${_name}.comp -o ${_spv}
+      DEPENDS ${_vk}/shaders/${_name}.comp
+      COMMENT "glslc ${_name}.comp" VERBATIM)
+    list(APPEND _spv_entries "${_name}=${_spv}")
+    list(APPEND _spv_files ${_spv})
+  endforeach()
+  set(_shaders_cpp ${CMAKE_BINARY_DIR}/generated/vulkan_shaders.cpp)
+  string(REPLACE ";" "|" _spv_arg "${_spv_entries}")
+  add_custom_command(OUTPUT ${_shaders_cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${_shaders_cpp} -DNAMESPACE=accel::vulkan::shaders
+            "-DFILES=${_spv_arg}" -P ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
+    DEPENDS ${_spv_files} ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
+    COMMENT "Embedding the Vulkan compute shaders (SPIR-V)" VERBATIM)
+  target_sources(accel_vulkan PRIVATE ${_vk}/runtime.cpp ${_shaders_cpp})
+  target_include_directories(accel_vulkan PRIVATE ${ACCEL_VULKAN_INCLUDE_DIR})
+  # Vulkan structs are zero-initialised from their sType alone ({VK_STRUCTURE_TYPE_...}).
+  set_source_files_properties(${_vk}/runtime.cpp PROPERTIES COMPILE_OPTIONS -Wno-missing-field-initializers)
+  set(ACCEL_WITH_VULKAN ON)
+  message(STATUS "accel-doctor: Vulkan ceiling engine built (glslc: ${ACCEL_GLSLC})")
+else()
+  target_sources(accel_vulkan PRIVATE ${_vk}/runtime_stub.cpp)
+  set(ACCEL_WITH_VULKAN OFF)
+  set(_missing "")
+  if(NOT ACCEL_GLSLC)
+    list(APPEND _missing "glslc")
+  endif()
+  if(NOT ACCEL_VULKAN_INCLUDE_DIR)
+    list(APPEND _missing "vulkan/vulkan.h")
+  endif()
+  message(STATUS "accel-doctor: Vulkan ceiling engine NOT built: no ${_missing} (Debian: apt install glslc libvulkan-dev); `bench --vulkan` will say so")
+endif()

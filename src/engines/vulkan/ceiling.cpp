@@ -1,0 +1,378 @@
+// Pure parts of the Vulkan ceiling (ceiling.hpp): no Vulkan call here.
+#include "engines/vulkan/ceiling.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "core/peaks.hpp"
+#include "core/report/digest.hpp"
+#include "core/units.hpp"
+
+namespace accel::vulkan {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool contains_ci(const std::string& haystack, const std::string& needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+}  // namespace
+
+std::string device_type_name(int t) {
+  switch (t) {
+    case 1:
+      return "integrated_gpu";
+    case 2:
+      return "discrete_gpu";
+    case 3:
+      return "virtual_gpu";
+    case 4:
+      return "cpu";
+    default:
+      return "other";
+  }
+}
+
+bool is_software_device(const std::string& type, const std::string& name, const std::string& driver_name) {
+  if (type == "cpu") return true;
+  for (const char* s : {"llvmpipe", "lavapipe", "swiftshader", "microsoft basic render", "warp"}) {
+    if (contains_ci(name, s) || contains_ci(driver_name, s)) return true;
+  }
+  return false;
+}
+
+std::string api_version_string(std::uint32_t v) {
+  return fmt::format("{}.{}.{}", (v >> 22) & 0x7fu, (v >> 12) & 0x3ffu, v & 0xfffu);
+}
+
+std::string hex_bytes(const unsigned char* bytes, std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += fmt::format("{:02x}", bytes[i]);
+  return s;
+}
+
+std::string pci_string(unsigned domain, unsigned bus, unsigned device, unsigned function) {
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, device, function);
+}
+
+std::string normalize_pci(const std::string& text) {
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &tail) == 4) {
+    if (bus < 256 && device < 32 && function < 8) return pci_string(domain & 0xffffu, bus, device, function);
+  }
+  return {};
+}
+
+std::string key(const std::string& group, const std::string& name, const std::string& dtype,
+                const std::string& shape) {
+  return fmt::format("bench/vulkan/{}/{}/{}/{}", group, name, dtype, shape);
+}
+
+std::uint64_t memory_buffer_bytes(const DeviceInfo& d, bool quick, std::optional<std::uint64_t> llc_bytes) {
+  if (d.software) return (quick ? 4 : 16) * kMiB;
+  std::uint64_t want = 8 * llc_bytes.value_or(128 * kMiB);
+  want = std::max<std::uint64_t>(want, 256 * kMiB);
+  if (d.device_local_bytes > 0) want = std::min(want, d.device_local_bytes / 4);
+  if (d.max_storage_buffer_range > 0) want = std::min(want, d.max_storage_buffer_range);
+  want = want / kMiB * kMiB;
+  return std::max(want, kMiB);
+}
+
+std::optional<std::uint32_t> next_iterations(std::uint32_t iterations, double measured_ms, double target_ms,
+                                             std::uint32_t cap) {
+  if (measured_ms >= target_ms || iterations >= cap) return std::nullopt;
+  double factor = measured_ms > 0 ? target_ms / measured_ms * 1.2 : 64;
+  factor = std::clamp(factor, 2.0, 64.0);
+  const double next = std::min(static_cast<double>(cap), std::ceil(iterations * factor));
+  return static_cast<std::uint32_t>(next);
+}
+
+double fma_lane_expected(const FmaParams& p, std::uint32_t lane, std::uint32_t iterations) {
+  const double b = p.b, c = p.c;
+  const double f = c / (1 - b);
+  const double n = 4.0 * iterations;
+  const double bn = std::pow(b, n);
+  const double x0 = static_cast<double>(p.seed) + static_cast<double>(lane & 1023u) * 0.0009765625;
+  double sum = 0;
+  for (int k = 0; k < 8; ++k) {
+    for (int j = 0; j < 4; ++j) sum += bn * (x0 + 0.1 * j + 0.4 * k - f) + f;
+  }
+  return sum;
+}
+
+std::uint32_t fill_word(std::uint32_t x, std::uint32_t seed) {
+  x ^= seed;
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+std::uint32_t read_checksum_expected(std::uint64_t words, std::uint32_t seed) {
+  std::uint32_t sum = 0;
+  const std::uint64_t elements = words / 4;
+  for (std::uint64_t e = 0; e < elements; ++e) {
+    const auto i = static_cast<std::uint32_t>(e * 4);
+    const std::uint32_t s =
+        fill_word(i, seed) + fill_word(i + 1, seed) + fill_word(i + 2, seed) + fill_word(i + 3, seed);
+    sum += s * static_cast<std::uint32_t>(e + 1);
+  }
+  return sum;
+}
+
+std::string timing_cross_check(double device_ms, double host_ms) {
+  if (device_ms <= 0 || host_ms <= 0) return "no timing to cross-check";
+  if (device_ms > host_ms * 1.05 + 0.05) {
+    return fmt::format(
+        "device timestamps ({:.3f} ms) exceed the host clock around the submit ({:.3f} ms): "
+        "timestampPeriod or the timestamps are wrong",
+        device_ms, host_ms);
+  }
+  if (host_ms >= 5 && device_ms < 0.5 * host_ms) {
+    return fmt::format(
+        "device timestamps ({:.3f} ms) under half the host clock around the submit ({:.3f} ms)", device_ms,
+        host_ms);
+  }
+  return {};
+}
+
+namespace {
+
+json identity(const DeviceInfo& d) {
+  return json{{"index", d.index},
+              {"name", d.name},
+              {"type", d.type},
+              {"software", d.software},
+              {"vendor_id", d.vendor_id},
+              {"device_id", d.device_id},
+              {"api_version", d.api_version},
+              {"driver_name", d.driver_name},
+              {"driver_info", d.driver_info},
+              {"pci_address", d.pci_address},
+              {"device_uuid", d.device_uuid},
+              {"device_luid", d.device_luid},
+              {"timestamp_period_ns", d.timestamp_period_ns}};
+}
+
+Result base_row(const DeviceInfo& d, const std::string& group, const std::string& name,
+                const std::string& dtype, const std::string& shape) {
+  Result r;
+  r.key = key(group, name, dtype, shape);
+  r.kind = "bench";
+  r.name = name;
+  r.category = "vulkan/" + group;
+  r.dtype = dtype;
+  r.shape = shape;
+  r.device = fmt::format("vulkan:{}", d.index);
+  r.evidence["vulkan_device"] = identity(d);
+  if (d.software) {
+    r.warnings.push_back(fmt::format("{} is a software (CPU) Vulkan device: not a GPU ceiling", d.name));
+  }
+  return r;
+}
+
+}  // namespace
+
+Result make_row(const DeviceInfo& d, const std::string& group, const std::string& name,
+                const std::string& dtype, const std::string& shape, std::vector<double> samples_us,
+                const Work& work) {
+  Result r = base_row(d, group, name, dtype, shape);
+  r.status = Status::ok;
+  r.work = work;
+  r.timing = make_timing(std::move(samples_us), 1, 1, "vulkan_timestamps");
+  const double s = r.timing->median_us * 1e-6;
+  if (s > 0 && work.flops > 0) r.metrics["tflops"] = work.flops / s / 1e12;
+  if (s > 0 && work.bytes > 0) r.metrics["gbps"] = work.bytes / s / 1e9;
+  return r;
+}
+
+Result make_missing_row(const DeviceInfo& d, const std::string& group, const std::string& name,
+                        const std::string& dtype, const std::string& shape, Status status,
+                        std::string reason) {
+  Result r = base_row(d, group, name, dtype, shape);
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
+// ---------------------------------------------------------------- joining
+
+std::string framework_counterpart(const Result& v) {
+  const std::string prefix = "bench/vulkan/";
+  if (v.key.rfind(prefix, 0) != 0) return {};
+  const std::string rest = v.key.substr(prefix.size());
+  if (rest.rfind("compute/fma/fp32/", 0) == 0) return "gemm/square/fp32/4096x4096x4096";
+  if (rest.rfind("compute/fma/fp16/", 0) == 0) return "gemm/square/fp16/4096x4096x4096";
+  if (rest.rfind("memory/copy/", 0) == 0) return "memory/copy/fp32/rotating";
+  if (rest.rfind("memory/read/", 0) == 0) return "memory/reduce/fp32/rotating";
+  if (rest.rfind("transfer/h2d/", 0) == 0) return "transfer/h2d_pinned/fp32/256MiB";
+  if (rest.rfind("transfer/d2h/", 0) == 0) return "transfer/d2h_pinned/fp32/256MiB";
+  return {};
+}
+
+std::string framework_device_pci(const Environment& env, const std::string& device) {
+  for (const auto& d : env.devices) {
+    if (d.id == device) return normalize_pci(d.pci_bus_id);
+  }
+  return {};
+}
+
+namespace {
+
+std::string framework_device_name(const Environment& env, const std::string& device) {
+  for (const auto& d : env.devices) {
+    if (d.id == device) return d.name;
+  }
+  return {};
+}
+
+/// "bench/cuda/gemm/..." -> ("cuda", "gemm/..."); false for a Vulkan or malformed key.
+bool split_framework_key(const std::string& k, std::string& type, std::string& rest) {
+  if (k.rfind("bench/", 0) != 0) return false;
+  const auto slash = k.find('/', 6);
+  if (slash == std::string::npos) return false;
+  type = k.substr(6, slash - 6);
+  rest = k.substr(slash + 1);
+  return type != "vulkan" && type != "cpu";
+}
+
+double figure_of(const Result& r) {
+  if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) return it->second;
+  if (auto it = r.metrics.find("gbps"); it != r.metrics.end()) return it->second;
+  return 0;
+}
+
+}  // namespace
+
+void attach_framework_ratios(std::vector<Result>& vulkan_rows, const std::vector<Result>& framework_rows,
+                             const Environment& env) {
+  for (auto& v : vulkan_rows) {
+    if (v.status != Status::ok) continue;
+    const std::string want = framework_counterpart(v);
+    if (want.empty()) continue;
+    const json& id = v.evidence.value("vulkan_device", json::object());
+    if (id.value("software", false)) continue;  // a software device is no ceiling of anything
+    const std::string vpci = normalize_pci(id.value("pci_address", std::string()));
+    const std::string vname = id.value("name", std::string());
+    const double ceiling = figure_of(v);
+    if (ceiling <= 0) continue;
+    for (const auto& f : framework_rows) {
+      std::string type, rest;
+      if (f.status != Status::ok || !split_framework_key(f.key, type, rest) || rest != want) continue;
+      const std::string fpci = framework_device_pci(env, f.device);
+      bool same = false;
+      if (!vpci.empty() && !fpci.empty()) {
+        same = vpci == fpci;
+      } else {
+        const std::string fname = framework_device_name(env, f.device);
+        same = !fname.empty() && !vname.empty() && (contains_ci(vname, fname) || contains_ci(fname, vname));
+      }
+      const double figure = figure_of(f);
+      if (!same || figure <= 0) continue;
+      v.metrics["framework_ratio"] = figure / ceiling;
+      v.evidence["framework"] = json{{"key", f.key},
+                                     {"device", f.device},
+                                     {"figure", figure},
+                                     {"joined_by", !vpci.empty() && !fpci.empty() ? "pci_address" : "name"}};
+      break;
+    }
+  }
+}
+
+void attach_datasheet(std::vector<Result>& vulkan_rows, const GpuPeakTable& table) {
+  for (auto& v : vulkan_rows) {
+    if (v.status != Status::ok) continue;
+    const json& id = v.evidence.value("vulkan_device", json::object());
+    if (id.value("software", false)) continue;
+    const auto row = table.lookup(id.value("name", std::string()));
+    if (!row) continue;
+    const std::string source = fmt::format("datasheet: {} ({})", row->source_title, row->name);
+    const bool fp32_fma = v.key.rfind("bench/vulkan/compute/fma/fp32/", 0) == 0;
+    const bool memory = v.key.rfind("bench/vulkan/memory/", 0) == 0;
+    Roofline rf;
+    if (fp32_fma && row->peaks.count("fp32") && v.metrics.count("tflops")) {
+      rf.peak_tflops = row->peaks.at("fp32");  // the vector rate, not fp32_matrix
+      rf.peak_source = source;
+      rf.bound_tflops = rf.peak_tflops;
+      rf.achieved_tflops = v.metrics.at("tflops");
+      rf.percent_of_bound = 100 * rf.achieved_tflops / rf.peak_tflops;
+    } else if (memory && row->bandwidth_gbps && v.metrics.count("gbps")) {
+      rf.bandwidth_gbps = *row->bandwidth_gbps;
+      rf.bandwidth_source = source;
+      rf.achieved_gbps = v.metrics.at("gbps");
+      rf.percent_of_bound = 100 * rf.achieved_gbps / rf.bandwidth_gbps;
+    } else {
+      continue;
+    }
+    rf.above_peak = rf.percent_of_bound > 105;
+    v.roofline = rf;
+  }
+}
+
+// ---------------------------------------------------------------- table
+
+std::string render(const Run& run) {
+  std::string out;
+  if (!run.built) return "Vulkan ceiling: " + run.error + "\n";
+  if (run.devices.empty()) return "Vulkan ceiling: " + run.error + "\n";
+  for (const auto& d : run.devices) {
+    out += fmt::format("Vulkan device {}: {} ({}{}), Vulkan {}, driver {}{}\n", d.index, d.name, d.type,
+                       d.software ? ", SOFTWARE: a CPU implementation, not a GPU ceiling" : "", d.api_version,
+                       d.driver_name.empty() ? "?" : d.driver_name,
+                       d.driver_info.empty() ? "" : " " + d.driver_info);
+    out += fmt::format("  PCI {}  UUID {}{}\n", d.pci_address.empty() ? "unknown" : d.pci_address,
+                       d.device_uuid.empty() ? "unknown" : d.device_uuid,
+                       d.device_luid.empty() ? "" : "  LUID " + d.device_luid);
+    out += fmt::format("  {:<28} {:>22} {:>14} {:>10} {:>10}  {}\n", "figure", "median ± IQR", "rate",
+                       "datasheet", "framework", "note");
+    const std::string prefix = fmt::format("vulkan:{}", d.index);
+    for (const auto& r : run.results) {
+      if (r.device != prefix) continue;
+      const std::string label = r.key.substr(std::string("bench/vulkan/").size());
+      std::string timing = "-", rate = "-", sheet = "-", fw = "-", note;
+      if (r.timing) {
+        timing = fmt::format("{} ± {}", format_us(r.timing->median_us), format_us(r.timing->iqr_us));
+      }
+      if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) rate = format_tflops(it->second);
+      if (auto it = r.metrics.find("gbps"); it != r.metrics.end()) rate = format_gbps(it->second);
+      if (r.roofline && r.roofline->percent_of_bound > 0)
+        sheet = fmt::format("{:.0f}%", r.roofline->percent_of_bound);
+      if (auto it = r.metrics.find("framework_ratio"); it != r.metrics.end()) {
+        fw = fmt::format("{:.2f}x", it->second);
+      }
+      if (r.status != Status::ok) {
+        note = fmt::format("{}: {}", to_string(r.status), r.reason);
+      } else if (r.timing && r.timing->noisy) {
+        note = "noisy (IQR > 10% of median)";
+      }
+      for (const auto& w : r.warnings) {
+        if (w.find("software") != std::string::npos) continue;  // said once in the header
+        note += (note.empty() ? "" : "; ") + w;
+      }
+      out += fmt::format("  {:<28} {:>22} {:>14} {:>10} {:>10}  {}\n", label, timing, rate, sheet, fw, note);
+    }
+    for (const auto& n : d.notes) out += "  note: " + n + "\n";
+  }
+  out +=
+      "  datasheet: % of kb/gpus.json's fp32 (vector) and memory bandwidth; framework: the framework's "
+      "figure on "
+      "the same operation / this ceiling\n";
+  return out;
+}
+
+}  // namespace accel::vulkan
