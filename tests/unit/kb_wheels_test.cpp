@@ -3,6 +3,8 @@
 // for, with NVIDIA's binary compatibility (X.y runs on X.z, z >= y) and PTX.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "kb_test_util.hpp"
 
 namespace accel {
@@ -17,17 +19,18 @@ std::vector<Diagnosis> on(const std::string& arch, const std::string& log) {
   return repo_kb().explain(log, c);
 }
 
-const Diagnosis* find(const std::vector<Diagnosis>& ds, const std::string& id) {
+/// A copy, not a pointer: callers pass on()'s temporary list.
+std::optional<Diagnosis> find(const std::vector<Diagnosis>& ds, const std::string& id) {
   for (const auto& d : ds) {
-    if (d.id == id) return &d;
+    if (d.id == id) return d;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 TEST(KbWheels, BlackwellOnACu126WheelNamesTheWheelsTargets) {
   const auto ds = on("sm_120", "PyTorch version: 2.8.0+cu126\n");
-  const Diagnosis* d = find(ds, "torch_build_evidence");
-  ASSERT_NE(d, nullptr);
+  const auto d = find(ds, "torch_build_evidence");
+  ASSERT_TRUE(d);
   // The cause lists what the cu126 wheel of 2.8 was built for, from the table.
   EXPECT_TRUE(contains_ci(d->cause, "cu126 wheels of torch 2.8.0+cu126 are built without sm_120"))
       << d->cause;
@@ -38,25 +41,25 @@ TEST(KbWheels, BlackwellOnACu126WheelNamesTheWheelsTargets) {
 
 TEST(KbWheels, BinaryCompatibleMinorVersionsRun) {
   // sm_89 runs the sm_86 cubins of the cu128 wheel; sm_61 runs cu126's sm_60.
-  EXPECT_EQ(find(on("sm_89", "torch==2.8.0+cu128\n"), "torch_build_evidence"), nullptr);
-  EXPECT_EQ(find(on("sm_61", "torch==2.8.0+cu126\n"), "torch_build_evidence"), nullptr);
+  EXPECT_FALSE(find(on("sm_89", "torch==2.8.0+cu128\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find(on("sm_61", "torch==2.8.0+cu126\n"), "torch_build_evidence"));
   // ... but not across a major version: sm_61 has nothing in cu128 (7.0 and up).
-  const Diagnosis* d = find(on("sm_61", "torch==2.8.0+cu128\n"), "torch_build_evidence");
-  ASSERT_NE(d, nullptr);
+  const auto d = find(on("sm_61", "torch==2.8.0+cu128\n"), "torch_build_evidence");
+  ASSERT_TRUE(d);
   EXPECT_TRUE(contains_ci(d->cause, "built without sm_61")) << d->cause;
 }
 
 TEST(KbWheels, EmbeddedPtxRunsOnNewerGpus) {
   // cu129 embeds sm_120 PTX, cu128 does not: a (hypothetical) sm_130 GPU is
   // left out by cu128 and JIT-compiles cu129's PTX.
-  EXPECT_NE(find(on("sm_130", "torch==2.8.0+cu128\n"), "torch_build_evidence"), nullptr);
-  EXPECT_EQ(find(on("sm_130", "torch==2.8.0+cu129\n"), "torch_build_evidence"), nullptr);
+  EXPECT_TRUE(find(on("sm_130", "torch==2.8.0+cu128\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find(on("sm_130", "torch==2.8.0+cu129\n"), "torch_build_evidence"));
 }
 
 TEST(KbWheels, UnlistedBuildsFallBackToTheArchRanges) {
   // 2.9 is not in the table: arch.json's wheels_without (Volta leaves at CUDA 13) decides.
-  EXPECT_NE(find(on("sm_70", "torch==2.9.0+cu130\n"), "torch_build_evidence"), nullptr);
-  EXPECT_EQ(find(on("sm_70", "torch==2.9.0+cu128\n"), "torch_build_evidence"), nullptr);
+  EXPECT_TRUE(find(on("sm_70", "torch==2.9.0+cu130\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find(on("sm_70", "torch==2.9.0+cu128\n"), "torch_build_evidence"));
 }
 
 // ---------------------------------------------------------------- TheRock families
