@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: a real `ops --quick --filter linalg --json` run, then
 # `diagnose --from` on it, `compare` of the report with itself (exit 0) and
-# with a copy whose fastest-settling check got twice as slow (exit 1), the
+# with a copy whose check with the lowest noise threshold got slower than
+# twice it (exit 1), the
 # comparison as JSON, unreadable and newer-schema files (exit 2), and
 # --redact on terminal and JSON output.
 # Usage: diagnose_compare.sh <path-to-accel-doctor> <scratch-dir>
@@ -65,21 +66,26 @@ run compare_self 0 compare "$A" "$A"
 has compare_self "Regression: no" "$OUT"
 has compare_self "0 slower, 0 newly failing" "$OUT"
 
-# ---- compare with a copy where one check got slower beyond its noise
-KEY=$(python3 - "$A" "$B" <<'EOF'
+# ---- compare with a copy where one check got slower beyond its noise: the
+# row with the lowest threshold (its own spread and the between-process
+# floor of its class, docs/noise-floors.md), made 2 * (1 + threshold) slower
+"$BIN" compare "$A" "$A" --json >"$SCRATCH/self.json" 2>/dev/null
+KEY=$(python3 - "$A" "$B" "$SCRATCH/self.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
+thr = {r["key"]: r["threshold"] for r in json.load(open(sys.argv[3]))["results"]
+       if r.get("figure") == "median_us" and r.get("floor") is not None}
 best = None
 for r in d["results"]:
     t = r.get("timing")
-    if r.get("status") != "ok" or not t or t.get("median_us", 0) <= 0:
+    if r.get("status") != "ok" or not t or t.get("median_us", 0) <= 0 or r["key"] not in thr:
         continue
-    riqr = t["iqr_us"] / t["median_us"]
-    if best is None or riqr < best[0]:
-        best = (riqr, r)
-riqr, r = best
-# Twice as slow, or further when the row's own noise would hide a doubling.
-factor = 2.0 if 2 * riqr < 0.9 else 1.5 + 2 * riqr
+    if best is None or thr[r["key"]] < best[0]:
+        best = (thr[r["key"]], r)
+threshold, r = best
+# Beyond it both ways: B slower than A by the factor, and A faster than B
+# (|1/factor - 1| > threshold needs threshold < 1).
+factor = max(2 * (1 + threshold), 2 / (1 - threshold)) if threshold < 0.9 else 2 * (1 + threshold)
 t = r["timing"]
 t["median_us"] *= factor
 t["samples_us"] = [s * factor for s in t["samples_us"]]
@@ -87,16 +93,17 @@ t["iqr_us"] *= factor
 t["min_us"] *= factor
 t["max_us"] *= factor
 json.dump(d, open(sys.argv[2], "w"), indent=1)
-print(r["key"])
+print(r["key"], "both" if threshold < 0.9 else "slower")
 EOF
 )
+read -r KEY WAYS <<<"$KEY"
 [ -n "$KEY" ] && pass "edited $KEY" || fail "no timed check to edit"
 run compare_slower 1 compare "$A" "$B"
 has compare_slower "Slower beyond noise (1)" "$OUT"
 has compare_slower "$KEY" "$OUT"
 has compare_slower "Regression: yes" "$OUT"
 run compare_faster 0 compare "$B" "$A"
-has compare_faster "Faster beyond noise (1)" "$OUT"
+if [ "$WAYS" = both ]; then has compare_faster "Faster beyond noise (1)" "$OUT"; fi
 
 run compare_json 1 compare "$A" "$B" --json
 python3 - "$SCRATCH/compare_json.out" "$KEY" <<'EOF' && pass "compare --json parses and names the regression" || fail "compare --json output"
