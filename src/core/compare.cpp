@@ -309,11 +309,15 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
         // runs or for medians of repeated runs; with repeated runs on both
         // sides also twice their own spread between runs (heavier load than
         // the floors were measured under).
-        const NoiseFloor& nf = noise_floor_for(ra);
+        // The class of the faster side, so that A -> B and B -> A get the
+        // same floor (a slowdown is judged by the baseline's class).
+        const Result& base =
+            row.figure == "median_us" && rb.timing->median_us < ra.timing->median_us ? rb : ra;
+        const NoiseFloor& nf = noise_floor_for(base);
         const std::vector<double> va = repeat_values(ra, f->name), vb = repeat_values(rb, f->name);
         const bool repeated = va.size() >= kRepeatedFloorRuns && vb.size() >= kRepeatedFloorRuns;
         const std::string cls = fmt::format("{}/{}/{}", nf.device_class, nf.kind,
-                                            nf.size.empty() ? size_class_of(ra) : std::string(nf.size));
+                                            nf.size.empty() ? size_class_of(base) : std::string(nf.size));
         if (repeated) {
           const double own = 2 * (relative_range(va) + relative_range(vb));
           row.floor = std::max(nf.repeated, own);
@@ -341,7 +345,11 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
           rank_says_same = row.p_value >= options.alpha;
         }
       }
-      if (std::fabs(row.relative) <= row.threshold) {
+      // The size of the change, the same both ways: a 3x slowdown and a 3x
+      // speed-up are both 2 (|relative| of a speed-up never reaches 1, so a
+      // floor above 100% would hide every one).
+      const double effect = std::max(f->b / f->a, f->a / f->b) - 1;
+      if (effect <= row.threshold) {
         row.change = Change::same;
       } else if (rank_says_same) {
         row.change = Change::same;
@@ -420,22 +428,23 @@ json comparison_to_json(const Comparison& c) {
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(std::move(row));
   }
-  return json{{"schema_version", 1},
-              {"a", c.origin_a},
-              {"b", c.origin_b},
-              {"rule",
-               "a change counts when |b - a| / a > max(min_change, IQR/median of a + IQR/median of b, floor) "
-               "and, where both sides have enough raw timing samples for it, a two-sided Mann-Whitney U test "
-               "on them gives p < alpha; floor: the between-process noise of the result's device class, kind "
-               "and size (docs/noise-floors.md), for single runs or for medians of --repeat runs"},
-              {"floors", c.floors},
-              {"min_change", c.min_change},
-              {"alpha", c.alpha},
-              {"regressed", c.regressed()},
-              {"counts", counts},
-              {"notes", c.notes},
-              {"lost", c.lost},
-              {"results", rows}};
+  return json{
+      {"schema_version", 1},
+      {"a", c.origin_a},
+      {"b", c.origin_b},
+      {"rule",
+       "a change counts when max(b/a, a/b) - 1 > max(min_change, IQR/median of a + IQR/median of b, floor) "
+       "and, where both sides have enough raw timing samples for it, a two-sided Mann-Whitney U test "
+       "on them gives p < alpha; floor: the between-process noise of the result's device class, kind "
+       "and size (docs/noise-floors.md), for single runs or for medians of --repeat runs"},
+      {"floors", c.floors},
+      {"min_change", c.min_change},
+      {"alpha", c.alpha},
+      {"regressed", c.regressed()},
+      {"counts", counts},
+      {"notes", c.notes},
+      {"lost", c.lost},
+      {"results", rows}};
 }
 
 }  // namespace accel

@@ -7,7 +7,7 @@
 // (*_us, *_ms, us_per_*: lower is better).
 //
 // The noise rule: a change counts only when
-//     |B - A| / A  >  max(min_change, riqr(A) + riqr(B))
+//     max(B/A, A/B) - 1  >  max(min_change, riqr(A) + riqr(B))
 // with riqr = IQR / median of each timing (0 when a side has no timing) and
 // min_change = 5% by default. Adding the two relative IQRs is the
 // conservative bound on how far two medians drawn from the two spreads can
@@ -18,13 +18,17 @@
 // The between-process floor (issue 16): two processes of the same thing
 // differ by far more than the samples inside one (placement, clocks, the
 // other tenants of a shared machine), so the threshold is at least the
-// floor of the result's class (device class, kind, size: noise_floors.hpp,
+// floor of the result's class (device class, kind, and the size of the
+// faster side's median, so A -> B and B -> A agree: noise_floors.hpp,
 // learned from repeated runs, docs/noise-floors.md): the floor for single
 // runs, or, when both sides are merges of at least 3 runs (--repeat), the
 // smaller floor for medians of 3 runs or twice the two sides' own spread
 // between runs ((max - min) / median of the run medians, summed), whichever
 // is larger.
-//     |B - A| / A  >  max(min_change, riqr(A) + riqr(B), floor)
+//     max(B/A, A/B) - 1  >  max(min_change, riqr(A) + riqr(B), floor)
+// (the size of the change is the same both ways: a 3x speed-up counts
+// like a 3x slowdown; before the floors it was |B - A| / A, under which
+// no speed-up can pass a floor above 100%)
 //
 // The rank test (issue 16): when both sides store their raw timing samples
 // (timing.samples_us, whose median is median_us) and there are enough of them for a two-sided

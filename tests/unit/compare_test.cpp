@@ -549,14 +549,21 @@ TEST(NoiseFloors, AQuietClassStillCatchesALargeSlowdown) {
   EXPECT_NEAR(row(c, a.results[0].key)->floor, 0.30, 1e-12);
   b.results[0] = gpu_gemm(1250);  // 1.25x: within it
   EXPECT_FALSE(compare_reports(a, b).regressed());
+  // The same size of change the other way is faster: 1400 -> 1000 is a
+  // 1.4x speed-up although (B - A) / A is only -29%.
+  a.results = {gpu_gemm(1400)};
+  b.results = {gpu_gemm(1000)};
+  const Comparison f = compare_reports(a, b);
+  EXPECT_EQ(row(f, a.results[0].key)->change, Change::faster);
+  EXPECT_FALSE(f.regressed());
 }
 
 TEST(NoiseFloors, RepeatedRunsLowerTheFloorOrUseTheirOwnSpread) {
-  // 1.3x of a quiet GPU GEMM: a single run cannot tell it from noise (floor
-  // 30%), medians of 3 runs on each side can (floor 25%).
+  // 1.29x of a quiet GPU GEMM: a single run cannot tell it from noise (floor
+  // 30%); 1.3x in medians of 3 runs on each side is beyond their floor (25%).
   Report a, b;
   a.results.push_back(gpu_gemm(1000));
-  b.results.push_back(gpu_gemm(1300));
+  b.results.push_back(gpu_gemm(1290));
   EXPECT_FALSE(compare_reports(a, b).regressed());
   a.results[0] = with_runs(gpu_gemm(1000), {995, 1000, 1004});
   b.results[0] = with_runs(gpu_gemm(1300), {1296, 1300, 1310});

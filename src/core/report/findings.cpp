@@ -183,7 +183,8 @@ std::string render_comparison(const Comparison& c, const ConsoleStyle& style) {
       c.count(Change::fixed), same, nc ? fmt::format(", {} without a common figure", nc) : "",
       c.count(Change::new_result), c.count(Change::missing));
   out += fmt::format(
-      "A change counts when |B - A| / A > max({:.0f}%, IQR/median of A + IQR/median of B{}); timings are "
+      "A change counts when max(B/A, A/B) - 1 > max({:.0f}%, IQR/median of A + IQR/median of B{}); timings "
+      "are "
       "medians.\n",
       100 * c.min_change,
       c.floors ? ", the between-process floor of its class (docs/noise-floors.md; lower with --repeat 3 on "
