@@ -6,10 +6,10 @@ namespace accel {
 
 namespace {
 
-// Set by scripts/bench/noise_floors.py (single runs: every pair of runs, the
-// largest |ln(B/A)| of the class, times 1.25, rounded up to 5%) and its
-// --repeat mode (medians of 3 runs against medians of 3 other runs, 300
-// random draws of 6 runs). Data: docs/noise-floors.md and
+// Set by scripts/bench/noise_floors.py: single runs, every pair of runs, the
+// floor is exp(1.25 * the largest |ln(B/A)| of the class) - 1, rounded up to
+// 5%; `--repeated 3`, the same for medians of 3 runs against medians of 3
+// other runs (300 random draws of 6 runs). Data: docs/noise-floors.md and
 // docs/validation/2026-12-01-compare-floors/.
 //   C = this workplace's 2-vCPU AMD EPYC container, `ops --quick` and
 //       `bench --quick`, 32 runs each, 2026-12-01 07:14-07:46 UTC, load
