@@ -39,6 +39,7 @@ struct GlobalOptions {
   std::string format = "text";  ///< --format text|md|jsonl: what goes to stdout
   bool redact = false;          ///< --redact: no host, user, home path, serial or address in any output
   std::string engine_path;      ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
+  int repeat = 1;               ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
 };
 
 /// A usage or set-up error: printed as is, exit code 2.

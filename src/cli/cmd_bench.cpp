@@ -9,8 +9,8 @@
 namespace accel::cli {
 
 std::vector<Result> run_bench_phase(App& app, const engine::BenchOptions& o) {
-  const engine::RunCallbacks cb = progress_callbacks(app);
-  auto results = app.engine().run_bench(o, cb);
+  auto results =
+      run_repeated(app, [&](const engine::RunCallbacks& cb) { return app.engine().run_bench(o, cb); });
   app.clear_status();
   app.apply_rooflines(results, results);
   return results;

@@ -51,17 +51,17 @@ std::vector<Result> measure_bandwidth(App& app, const std::string& device) {
   b.cpu_twin = false;
   b.filters = {fmt::format("bench/{}/memory/copy", device.substr(0, device.find(':')))};
   app.status("measuring device memory bandwidth…");
-  auto r = app.engine().run_bench(b, {});
+  auto r = run_repeated(app, [&](const engine::RunCallbacks&) { return app.engine().run_bench(b, {}); });
   app.clear_status();
   return r;
 }
 }  // namespace
 
 std::vector<Result> run_ops_phase(App& app, const engine::OpsOptions& o, bool measure) {
-  const engine::RunCallbacks cb = progress_callbacks(app);
   platform::set_crash_phase(o.trace_path.empty() ? "ops: running the checks"
                                                  : "ops: running the checks, merging the trace");
-  auto results = app.engine().run_ops(o, cb);
+  auto results =
+      run_repeated(app, [&](const engine::RunCallbacks& cb) { return app.engine().run_ops(o, cb); });
   app.clear_status();
   if (measure) {
     platform::set_crash_phase("ops: measuring the device memory bandwidth");

@@ -11,8 +11,8 @@
 namespace accel::cli {
 
 std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
-  const engine::RunCallbacks cb = progress_callbacks(app);
-  auto results = app.engine().run_llm(o, cb);
+  auto results =
+      run_repeated(app, [&](const engine::RunCallbacks& cb) { return app.engine().run_llm(o, cb); });
   app.clear_status();
   // Rows are drawn against the bench rows they name (evidence.*_ceiling):
   // those of this run (run_llm returns the ones it measured) or the ones the

@@ -88,8 +88,8 @@ int cmd_train(App& app, const TrainArgs& args) {
                 "\n  INJECTED out-of-memory limit: a step estimated above {} bytes throws torch's OOM error",
                 resolved.inject_oom_above_bytes)
           : ""));
-  const engine::RunCallbacks cb = progress_callbacks(app);
-  auto results = app.engine().run_train(o, cb);
+  auto results =
+      run_repeated(app, [&](const engine::RunCallbacks& cb) { return app.engine().run_train(o, cb); });
   app.clear_status();
   app.apply_rooflines(results, {});
   app.out(render_train_table(results, app.style_stdout()));

@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
                  "jsonl (one JSON object per line as results finish)")
       ->check(CLI::IsMember({"text", "md", "jsonl"}))
       ->capture_default_str();
+  cli.add_option("--repeat", g.repeat,
+                 "measuring commands: run each suite N times, each in its own engine process, and merge the "
+                 "results (median of the N medians; `compare` then uses their spread)")
+      ->check(CLI::Range(1, 100));
 
   auto* env = cli.add_subcommand("env", "devices, drivers, torch build, CPU BLAS and environment variables");
   OpsArgs ops_args;
@@ -201,7 +205,8 @@ int main(int argc, char** argv) {
     sub->footer(
         "Global options (before or after the command): --device, --engine PATH, --json FILE, --html FILE, "
         "--format "
-        "text|md|jsonl, --trace FILE, --quiet, --no-color, --redact; `accel-doctor --help` explains them.");
+        "text|md|jsonl, --trace FILE, --repeat N, --quiet, --no-color, --redact; "
+        "`accel-doctor --help` explains them.");
   }
   try {
     cli.parse(argc, argv);
@@ -227,6 +232,10 @@ int main(int argc, char** argv) {
       throw UsageError(
           "--trace records the profiler trace of the operator checks: use it with `ops` or the "
           "default run");
+    }
+    if (g.repeat > 1 && (*env || *explain || *report || *diagnose_cmd || *compare)) {
+      throw UsageError(
+          "--repeat repeats measurements: use it with ops, bench, llm, train or the default run");
     }
     // Output files are checked before anything is measured, not after.
     for (const auto& [what, path] : {std::pair<const char*, std::string>{"--json", g.json_path},

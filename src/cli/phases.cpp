@@ -1,5 +1,8 @@
 #include "cli/phases.hpp"
 
+#include <fmt/format.h>
+
+#include "core/repeat.hpp"
 #include "core/report/console.hpp"
 
 namespace accel::cli {
@@ -11,6 +14,21 @@ engine::RunCallbacks progress_callbacks(const App& app) {
   };
   cb.on_result = [&app](const Result& r) { app.item_finished(r); };
   return cb;
+}
+
+std::vector<Result> run_repeated(
+    App& app, const std::function<std::vector<Result>(const engine::RunCallbacks&)>& once) {
+  const int n = std::max(1, app.options().repeat);
+  if (n == 1) return once(progress_callbacks(app));
+  std::vector<std::vector<Result>> runs;
+  for (int i = 0; i < n; ++i) {
+    engine::RunCallbacks cb;
+    cb.on_start = [&app, i, n](const engine::ItemInfo& item, std::size_t k, std::size_t total) {
+      app.item_started(fmt::format("run {}/{}: {}", i + 1, n, item.key), k, total);
+    };
+    runs.push_back(once(cb));
+  }
+  return merge_repeated_runs(runs);
 }
 
 int finish_command(App& app, Report& report, const std::vector<Result>& results, bool problems_listed) {

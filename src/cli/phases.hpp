@@ -3,6 +3,7 @@
 // applied, and returns its results (printing is left to the caller).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "cli/app.hpp"
@@ -22,6 +23,12 @@ engine::RunCallbacks progress_callbacks(const App& app);
 int finish_command(App& app, Report& report, const std::vector<Result>& results,
                    bool problems_listed = false);
 
+/// Runs a suite `--repeat` times (once without it), each run its own engine
+/// process, and merges the runs' results (core/repeat.hpp). With repeats the
+/// results are not passed to the callbacks one by one (the merged ones are
+/// written at the end), only the progress of each run.
+std::vector<Result> run_repeated(App& app,
+                                 const std::function<std::vector<Result>(const engine::RunCallbacks&)>& once);
 /// The ops options of `args` for the chosen device.
 engine::OpsOptions ops_options(App& app, const OpsArgs& args);
 /// Runs the operator checks. With `measure_bandwidth` the device copy

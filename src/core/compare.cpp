@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "core/noise_floors.hpp"
+#include "core/repeat.hpp"
+
 namespace accel {
 
 std::string_view to_string(Change c) {
@@ -46,20 +49,27 @@ bool Comparison::regressed() const {
 
 namespace {
 
-/// The samples of a timing when they describe its median (their median is
-/// median_us within 0.1%): else (an edited or merged report) none.
-std::vector<double> samples_of(const Timing& t) {
+/// The samples of a result's timing when they describe its median (their
+/// median is median_us within 0.1%), or when it is a merge of repeated runs
+/// (--repeat: median_us is the median of the runs' medians, the samples are
+/// pooled); else (an edited report) none.
+std::vector<double> samples_of(const Result& r) {
+  const Timing& t = *r.timing;
   std::vector<double> v;
   for (const double x : t.samples_us) {
     if (std::isfinite(x)) v.push_back(x);
   }
   if (v.empty()) return v;
-  std::vector<double> sorted = v;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  if (!(std::fabs(median - t.median_us) <= 1e-3 * std::fabs(t.median_us))) return {};
-  return v;
+  auto median = [](std::vector<double> sorted) {
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  };
+  auto near = [&](double m) { return std::fabs(m - t.median_us) <= 1e-3 * std::fabs(t.median_us); };
+  if (near(median(v))) return v;
+  const std::vector<double> runs = repeat_values(r, "median_us");
+  if (!runs.empty() && near(median(runs))) return v;
+  return {};
 }
 
 std::vector<double> finite_only(const std::vector<double>& v) {
@@ -246,6 +256,7 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
   c.origin_b = origin_b;
   c.min_change = options.min_change;
   c.alpha = options.alpha;
+  c.floors = options.floors;
   const auto ia = index(a, origin_a, c.notes);
   const auto ib = index(b, origin_b, c.notes);
 
@@ -293,6 +304,33 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
       row.b = f->b;
       row.relative = (f->b - f->a) / f->a;
       row.threshold = std::max(options.min_change, riqr(ra.timing) + riqr(rb.timing));
+      if (options.floors) {
+        // Between-process noise: the floor of the result's class, for single
+        // runs or for medians of repeated runs; with repeated runs on both
+        // sides also twice their own spread between runs (heavier load than
+        // the floors were measured under).
+        // The class of the faster side, so that A -> B and B -> A get the
+        // same floor (a slowdown is judged by the baseline's class).
+        const Result& base =
+            row.figure == "median_us" && rb.timing->median_us < ra.timing->median_us ? rb : ra;
+        const NoiseFloor& nf = noise_floor_for(base);
+        const std::vector<double> va = repeat_values(ra, f->name), vb = repeat_values(rb, f->name);
+        const bool repeated = va.size() >= kRepeatedFloorRuns && vb.size() >= kRepeatedFloorRuns;
+        const std::string cls = fmt::format("{}/{}/{}", nf.device_class, nf.kind,
+                                            nf.size.empty() ? size_class_of(base) : std::string(nf.size));
+        if (repeated) {
+          const double own = 2 * (relative_range(va) + relative_range(vb));
+          row.floor = std::max(nf.repeated, own);
+          row.floor_source =
+              own > nf.repeated
+                  ? fmt::format("twice the spread between the runs ({} and {} runs)", va.size(), vb.size())
+                  : fmt::format("{}, medians of {} and {} runs", cls, va.size(), vb.size());
+        } else {
+          row.floor = nf.single;
+          row.floor_source = fmt::format("{}, single runs", cls);
+        }
+        row.threshold = std::max(row.threshold, row.floor);
+      }
       row.speedup = f->higher_is_better ? f->b / f->a : f->a / f->b;
       row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
       const bool above_peak =
@@ -301,13 +339,17 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
       // and they are the samples of the compared medians.
       bool rank_says_same = false;
       if (row.figure == "median_us") {
-        const std::vector<double> sa = samples_of(*ra.timing), sb = samples_of(*rb.timing);
+        const std::vector<double> sa = samples_of(ra), sb = samples_of(rb);
         if (mann_whitney_min_p(sa.size(), sb.size()) <= options.alpha) {
           row.p_value = mann_whitney_p(sa, sb);
           rank_says_same = row.p_value >= options.alpha;
         }
       }
-      if (std::fabs(row.relative) <= row.threshold) {
+      // The size of the change, the same both ways: a 3x slowdown and a 3x
+      // speed-up are both 2 (|relative| of a speed-up never reaches 1, so a
+      // floor above 100% would hide every one).
+      const double effect = std::max(f->b / f->a, f->a / f->b) - 1;
+      if (effect <= row.threshold) {
         row.change = Change::same;
       } else if (rank_says_same) {
         row.change = Change::same;
@@ -378,25 +420,31 @@ json comparison_to_json(const Comparison& c) {
       row["speedup"] = r.speedup;
       row["noisy"] = r.noisy;
       row["p_value"] = r.p_value >= 0 ? json(r.p_value) : json(nullptr);
+      if (!r.floor_source.empty()) {
+        row["floor"] = r.floor;
+        row["floor_source"] = r.floor_source;
+      }
     }
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(std::move(row));
   }
-  return json{{"schema_version", 1},
-              {"a", c.origin_a},
-              {"b", c.origin_b},
-              {"rule",
-               "a change counts when |b - a| / a > max(min_change, IQR/median of a + IQR/median of b) and, "
-               "where both "
-               "sides have enough raw timing samples for it, a two-sided Mann-Whitney U test on them gives p "
-               "< alpha"},
-              {"min_change", c.min_change},
-              {"alpha", c.alpha},
-              {"regressed", c.regressed()},
-              {"counts", counts},
-              {"notes", c.notes},
-              {"lost", c.lost},
-              {"results", rows}};
+  return json{
+      {"schema_version", 1},
+      {"a", c.origin_a},
+      {"b", c.origin_b},
+      {"rule",
+       "a change counts when max(b/a, a/b) - 1 > max(min_change, IQR/median of a + IQR/median of b, floor) "
+       "and, where both sides have enough raw timing samples for it, a two-sided Mann-Whitney U test "
+       "on them gives p < alpha; floor: the between-process noise of the result's device class, kind "
+       "and size (docs/noise-floors.md), for single runs or for medians of --repeat runs"},
+      {"floors", c.floors},
+      {"min_change", c.min_change},
+      {"alpha", c.alpha},
+      {"regressed", c.regressed()},
+      {"counts", counts},
+      {"notes", c.notes},
+      {"lost", c.lost},
+      {"results", rows}};
 }
 
 }  // namespace accel

@@ -7,13 +7,28 @@
 // (*_us, *_ms, us_per_*: lower is better).
 //
 // The noise rule: a change counts only when
-//     |B - A| / A  >  max(min_change, riqr(A) + riqr(B))
+//     max(B/A, A/B) - 1  >  max(min_change, riqr(A) + riqr(B))
 // with riqr = IQR / median of each timing (0 when a side has no timing) and
 // min_change = 5% by default. Adding the two relative IQRs is the
 // conservative bound on how far two medians drawn from the two spreads can
 // differ by chance; 5% is the floor because even quiet repeated runs of the
 // same binary on the same machine drift by a few percent (clocks, placement).
 // Within the threshold a pair is "same"; beyond it "faster" or "slower".
+//
+// The between-process floor (issue 16): two processes of the same thing
+// differ by far more than the samples inside one (placement, clocks, the
+// other tenants of a shared machine), so the threshold is at least the
+// floor of the result's class (device class, kind, and the size of the
+// faster side's median, so A -> B and B -> A agree: noise_floors.hpp,
+// learned from repeated runs, docs/noise-floors.md): the floor for single
+// runs, or, when both sides are merges of at least 3 runs (--repeat), the
+// smaller floor for medians of 3 runs or twice the two sides' own spread
+// between runs ((max - min) / median of the run medians, summed), whichever
+// is larger.
+//     max(B/A, A/B) - 1  >  max(min_change, riqr(A) + riqr(B), floor)
+// (the size of the change is the same both ways: a 3x speed-up counts
+// like a 3x slowdown; before the floors it was |B - A| / A, under which
+// no speed-up can pass a floor above 100%)
 //
 // The rank test (issue 16): when both sides store their raw timing samples
 // (timing.samples_us, whose median is median_us) and there are enough of them for a two-sided
@@ -66,6 +81,7 @@ std::vector<std::string> environment_differences(const Environment& a, const Env
 struct CompareOptions {
   double min_change = 0.05;  ///< floor of the noise threshold (relative)
   double alpha = 0.01;       ///< significance level of the rank test
+  bool floors = true;        ///< apply the between-process noise floors (core/noise_floors.hpp)
 };
 
 /// Two-sided p-value of the Mann-Whitney U test that `a` and `b` come from
@@ -87,13 +103,15 @@ struct ComparedResult {
   std::string status_a, status_b;  ///< empty when absent on that side
   std::string figure;              ///< "median_us" or the metric name
   bool higher_is_better = false;
-  double a = 0, b = 0;   ///< the figure in each report
-  double relative = 0;   ///< (b - a) / a
-  double threshold = 0;  ///< max(min_change, riqr(A) + riqr(B))
-  double speedup = 0;    ///< >1: B is faster (a/b for times, b/a for rates)
-  bool noisy = false;    ///< either timing flagged noisy
-  double p_value = -1;   ///< Mann-Whitney p on the raw samples; -1 when not applied
-  std::string note;      ///< e.g. the failing side's error message
+  double a = 0, b = 0;       ///< the figure in each report
+  double relative = 0;       ///< (b - a) / a
+  double threshold = 0;      ///< max(min_change, riqr(A) + riqr(B))
+  double speedup = 0;        ///< >1: B is faster (a/b for times, b/a for rates)
+  bool noisy = false;        ///< either timing flagged noisy
+  double p_value = -1;       ///< Mann-Whitney p on the raw samples; -1 when not applied
+  double floor = 0;          ///< the between-process noise floor applied (in threshold)
+  std::string floor_source;  ///< its class and run counts, or the runs' own spread
+  std::string note;          ///< e.g. the failing side's error message
 };
 
 struct Comparison {
@@ -105,6 +123,7 @@ struct Comparison {
   std::vector<std::string> lost;
   double min_change = 0.05;
   double alpha = 0.01;
+  bool floors = true;
 
   std::size_t count(Change c) const;
   /// Slower beyond noise, newly failing, or a whole kind of result lost on a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: a real `ops --quick --filter linalg --json` run, then
 # `diagnose --from` on it, `compare` of the report with itself (exit 0) and
-# with a copy whose fastest-settling check got twice as slow (exit 1), the
+# with a copy whose check with the lowest noise threshold got slower than
+# twice it (exit 1), the
 # comparison as JSON, unreadable and newer-schema files (exit 2), and
 # --redact on terminal and JSON output.
 # Usage: diagnose_compare.sh <path-to-accel-doctor> <scratch-dir>
@@ -65,21 +66,24 @@ run compare_self 0 compare "$A" "$A"
 has compare_self "Regression: no" "$OUT"
 has compare_self "0 slower, 0 newly failing" "$OUT"
 
-# ---- compare with a copy where one check got slower beyond its noise
-KEY=$(python3 - "$A" "$B" <<'EOF'
+# ---- compare with a copy where one check got slower beyond its noise: the
+# row with the lowest threshold (its own spread and the between-process
+# floor of its class, docs/noise-floors.md), made 2 * (1 + threshold) slower
+"$BIN" compare "$A" "$A" --json >"$SCRATCH/self.json" 2>/dev/null
+KEY=$(python3 - "$A" "$B" "$SCRATCH/self.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
+thr = {r["key"]: r["threshold"] for r in json.load(open(sys.argv[3]))["results"]
+       if r.get("figure") == "median_us" and r.get("floor") is not None}
 best = None
 for r in d["results"]:
     t = r.get("timing")
-    if r.get("status") != "ok" or not t or t.get("median_us", 0) <= 0:
+    if r.get("status") != "ok" or not t or t.get("median_us", 0) <= 0 or r["key"] not in thr:
         continue
-    riqr = t["iqr_us"] / t["median_us"]
-    if best is None or riqr < best[0]:
-        best = (riqr, r)
-riqr, r = best
-# Twice as slow, or further when the row's own noise would hide a doubling.
-factor = 2.0 if 2 * riqr < 0.9 else 1.5 + 2 * riqr
+    if best is None or thr[r["key"]] < best[0]:
+        best = (thr[r["key"]], r)
+threshold, r = best
+factor = 2 * (1 + threshold)  # beyond it both ways: B slower than A, A faster than B
 t = r["timing"]
 t["median_us"] *= factor
 t["samples_us"] = [s * factor for s in t["samples_us"]]

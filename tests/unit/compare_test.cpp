@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/compare.hpp"
+#include "core/noise_floors.hpp"
 #include "core/report/findings.hpp"
 #include "rules_test_util.hpp"
 
@@ -15,6 +16,14 @@ namespace {
 
 using testing::load_report;
 using testing::report_fixture_path;
+
+/// The rule without the between-process floors: the tests of the within-run
+/// threshold, the rank test and the figures (the floors have their own).
+const CompareOptions kNoFloors = [] {
+  CompareOptions o;
+  o.floors = false;
+  return o;
+}();
 
 Result* find(Report& r, const std::string& key) {
   for (auto& x : r.results) {
@@ -65,7 +74,7 @@ TEST(Compare, NoisyTimingsWidenTheThreshold) {
   Result* r = find(b, "bench/cpu/gemm/square/bf16/512x512x512");
   ASSERT_TRUE(r && r->timing);
   r->timing->median_us *= 3;
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   const ComparedResult* x = row(c, r->key);
   ASSERT_TRUE(x);
   EXPECT_EQ(x->change, Change::same);
@@ -79,7 +88,7 @@ TEST(Compare, InjectedRegressionBeyondNoise) {
   Result* r = find(b, "ops/linalg/matmul/fp32");  // IQR 12.6% of the median: threshold ~25%
   ASSERT_TRUE(r && r->timing);
   r->timing->median_us *= 2;
-  const Comparison c = compare_reports(a, b, {}, "before.json", "after.json");
+  const Comparison c = compare_reports(a, b, kNoFloors, "before.json", "after.json");
   EXPECT_TRUE(c.regressed());
   EXPECT_EQ(c.count(Change::slower), 1u);
   const ComparedResult* x = row(c, "ops/linalg/matmul/fp32");
@@ -99,7 +108,7 @@ TEST(Compare, FasterBeyondNoiseIsNotARegression) {
   const Report a = load_report("cpu-reference-blas.json");
   Report b = a;
   find(b, "ops/linalg/matmul/fp32")->timing->median_us /= 3;
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_FALSE(c.regressed());
   EXPECT_EQ(row(c, "ops/linalg/matmul/fp32")->change, Change::faster);
 }
@@ -114,7 +123,7 @@ TEST(Compare, NewlyFailingAndFixed) {
   Result* fixed = find(b, "ops/fft/fft/fp16");
   fixed->status = Status::ok;
   fixed->error.reset();
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_TRUE(c.regressed());
   const ComparedResult* x = row(c, "ops/linalg/matmul/fp32");
   EXPECT_EQ(x->change, Change::newly_failing);
@@ -134,7 +143,7 @@ TEST(Compare, NewAndMissingKeys) {
   extra.kind = "check";
   extra.status = Status::ok;
   b.results.push_back(extra);
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_FALSE(c.regressed());
   EXPECT_EQ(c.count(Change::missing), 1u);
   EXPECT_EQ(c.count(Change::new_result), 1u);
@@ -147,7 +156,7 @@ TEST(Compare, HigherIsBetterMetricWithoutTiming) {
   Report b = a;
   Result* r = find(b, "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d128");
   r->metrics["tokens_per_s"] *= 0.8;  // 20% fewer tokens/s
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   const ComparedResult* x = row(c, r->key);
   ASSERT_TRUE(x);
   EXPECT_EQ(x->figure, "tokens_per_s");
@@ -158,7 +167,7 @@ TEST(Compare, HigherIsBetterMetricWithoutTiming) {
   Report a2 = a, b2 = a;
   Result* l = find(b2, "bench/cuda/launch/launch/fp32/tiny");
   l->metrics["us_per_op"] *= 0.5;
-  const Comparison c2 = compare_reports(a2, b2);  // row() points into it: keep it alive
+  const Comparison c2 = compare_reports(a2, b2, kNoFloors);  // row() points into it: keep it alive
   const ComparedResult* y = row(c2, l->key);
   EXPECT_EQ(y->figure, "us_per_op");
   EXPECT_EQ(y->change, Change::faster);
@@ -170,7 +179,7 @@ TEST(Compare, StatusChangeOkToUnavailableIsReportedButNotARegression) {
   Result* r = find(b, "ops/attention/sdpa/bf16");
   r->status = Status::unavailable;
   r->reason = "not in this build";
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_EQ(row(c, r->key)->change, Change::status_changed);
   EXPECT_FALSE(c.regressed());
 }
@@ -182,7 +191,7 @@ TEST(Compare, LosingTheGpuIsARegression) {
   b.results.erase(std::remove_if(b.results.begin(), b.results.end(),
                                  [](const Result& r) { return r.device.rfind("cuda", 0) == 0; }),
                   b.results.end());
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_TRUE(c.regressed());
   ASSERT_FALSE(c.lost.empty());
   EXPECT_NE(c.lost.front().find("on cuda"), std::string::npos) << c.lost.front();
@@ -210,7 +219,7 @@ TEST(Compare, AboveThePeakIsNotComparable) {
   r->metrics.clear();
   r->timing->median_us *= 0.3;
   r->roofline->above_peak = true;
-  const Comparison c = compare_reports(a2, b);
+  const Comparison c = compare_reports(a2, b, kNoFloors);
   const ComparedResult* x = row(c, r->key);
   ASSERT_TRUE(x);
   EXPECT_EQ(x->change, Change::not_comparable);
@@ -220,7 +229,7 @@ TEST(Compare, AboveThePeakIsNotComparable) {
 TEST(Compare, ContextDifferencesAreNoted) {
   const Report a = load_report("cpu-reference-blas.json");
   const Report b = load_report("h200-healthy.json");
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   bool device = false, torch = false;
   for (const auto& n : c.notes) {
     device = device || n.find("measured devices differ") != std::string::npos;
@@ -250,7 +259,7 @@ TEST(Compare, EnvironmentDifferencesThatMoveFigures) {
   EXPECT_TRUE(has("torch intra-op threads: ")) << ::testing::PrintToString(d);
   EXPECT_TRUE(has(" vs 7")) << ::testing::PrintToString(d);
   // Shown in the comparison itself, before the differences.
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(),
                           [](const std::string& n) { return n.find("CPU BLAS") != std::string::npos; }));
 }
@@ -259,7 +268,7 @@ TEST(Compare, JsonOutput) {
   const Report a = load_report("cpu-reference-blas.json");
   Report b = a;
   find(b, "ops/linalg/matmul/fp32")->timing->median_us *= 2;
-  const json j = comparison_to_json(compare_reports(a, b, {}, "a.json", "b.json"));
+  const json j = comparison_to_json(compare_reports(a, b, kNoFloors, "a.json", "b.json"));
   EXPECT_EQ(j["regressed"], true);
   EXPECT_EQ(j["counts"]["slower"], 1);
   EXPECT_EQ(j["a"], "a.json");
@@ -281,8 +290,8 @@ TEST(Compare, MinChangeOption) {
   Report b = a;
   Result* r = find(b, "bench/cuda/gemm/square/bf16/8192x8192x8192");
   r->timing->median_us *= 1.08;  // 8% slower, quiet timings
-  EXPECT_TRUE(compare_reports(a, b).regressed());
-  CompareOptions loose;
+  EXPECT_TRUE(compare_reports(a, b, kNoFloors).regressed());
+  CompareOptions loose = kNoFloors;
   loose.min_change = 0.10;
   EXPECT_FALSE(compare_reports(a, b, loose).regressed());
 }
@@ -420,7 +429,7 @@ TEST(Compare, OverlappingSamplesAreNotARegression) {
   Report a, b;
   a.results.push_back(timed("op/overlap", {80, 90, 95, 100, 105, 110, 120}));
   b.results.push_back(timed("op/overlap", {85, 95, 100, 108, 112, 115, 125}));
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   const ComparedResult* r = row(c, "op/overlap");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->change, Change::same) << r->note;
@@ -434,7 +443,7 @@ TEST(Compare, ASeparatedSlowdownIsStillCaught) {
   Report a, b;
   a.results.push_back(timed("op/slow", {100, 101, 102, 103, 104, 105, 106}));
   b.results.push_back(timed("op/slow", {130, 131, 133, 134, 135, 136, 138}));
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   const ComparedResult* r = row(c, "op/slow");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->change, Change::slower);
@@ -451,11 +460,150 @@ TEST(Compare, TooFewOrInconsistentSamplesLeaveTheOldRule) {
   a.results.push_back(edited);
   edited.timing->median_us *= 1.3;  // a median its samples do not describe
   b.results.push_back(edited);
-  const Comparison c = compare_reports(a, b);
+  const Comparison c = compare_reports(a, b, kNoFloors);
   EXPECT_EQ(row(c, "op/few")->change, Change::slower);
   EXPECT_EQ(row(c, "op/few")->p_value, -1);
   EXPECT_EQ(row(c, "op/edited")->change, Change::slower);
   EXPECT_EQ(row(c, "op/edited")->p_value, -1);
+}
+
+// ---------------------------------------------------------------- floors
+
+Result with_runs(Result r, const std::vector<double>& medians) {
+  r.evidence["repeat"] = {{"runs", medians.size()}, {"median_us", medians}};
+  std::vector<double> s = medians;
+  std::sort(s.begin(), s.end());
+  r.timing->median_us = s[s.size() / 2];
+  r.timing->samples_us.clear();  // no rank test: the floor decides
+  r.timing->iqr_us = 0;
+  return r;
+}
+
+Result gpu_gemm(double median_us) {
+  Result r = timed("bench/cuda/gemm/square/bf16/4096x4096x4096", {median_us});
+  r.kind = "bench";
+  r.device = "cuda:0";
+  r.timing->samples_us.clear();
+  r.timing->iqr_us = 0;
+  return r;
+}
+
+TEST(NoiseFloors, ClassesAndFallbacks) {
+  Result r = timed("ops/x", {50});
+  r.kind = "check";
+  EXPECT_EQ(size_class_of(r), "tiny");
+  EXPECT_EQ(noise_floor_for(r).size, "tiny");
+  EXPECT_EQ(noise_floor_for(r).device_class, "cpu");
+  r.timing->median_us = 5000;
+  EXPECT_EQ(size_class_of(r), "small");
+  r.timing->median_us = 50000;
+  EXPECT_EQ(size_class_of(r), "large");
+  r.timing.reset();
+  EXPECT_EQ(size_class_of(r), "metric");
+  // No metric row for checks: the largest floor of CPU checks.
+  double largest = 0;
+  for (const auto& f : noise_floor_table()) {
+    if (f.device_class == "cpu" && f.kind == "check") largest = std::max(largest, f.single);
+  }
+  EXPECT_EQ(noise_floor_for(r).single, largest);
+  EXPECT_EQ(device_class_of("cuda:1"), "gpu");
+  EXPECT_EQ(device_class_of("cpu"), "cpu");
+  EXPECT_EQ(device_class_of(""), "cpu");
+  Result llm;
+  llm.kind = "llm";
+  llm.device = "cuda:0";
+  EXPECT_NE(noise_floor_for(llm).source.find("provisional"), std::string_view::npos);
+  // Every floor is a measured or provisional fraction, the repeated one no larger.
+  for (const auto& f : noise_floor_table()) {
+    EXPECT_GT(f.single, 0.05) << f.source;
+    EXPECT_LE(f.repeated, f.single) << f.source;
+    EXPECT_FALSE(f.source.empty());
+  }
+}
+
+TEST(NoiseFloors, SingleRunsOfANoisyClassAreNotARegression) {
+  // A CPU check twice as slow in one single run: within the CPU checks'
+  // between-process floor; the old rule called it a regression.
+  const Report a = load_report("cpu-reference-blas.json");
+  Report b = a;
+  Result* r = find(b, "ops/linalg/matmul/fp32");
+  ASSERT_TRUE(r && r->timing);
+  r->timing->median_us *= 2;
+  const Comparison c = compare_reports(a, b);
+  EXPECT_FALSE(c.regressed());
+  const ComparedResult* x = row(c, r->key);
+  EXPECT_EQ(x->change, Change::same);
+  EXPECT_GT(x->floor, 1.0);
+  EXPECT_NE(x->floor_source.find("cpu/check/"), std::string::npos) << x->floor_source;
+  EXPECT_NE(x->floor_source.find("single runs"), std::string::npos) << x->floor_source;
+  EXPECT_EQ(comparison_to_json(c)["floors"], true);
+  EXPECT_TRUE(compare_reports(a, b, kNoFloors).regressed());
+}
+
+TEST(NoiseFloors, AQuietClassStillCatchesALargeSlowdown) {
+  Report a, b;
+  a.results.push_back(gpu_gemm(1000));
+  b.results.push_back(gpu_gemm(1400));  // 1.4x: beyond the GPU bench floor (30%)
+  const Comparison c = compare_reports(a, b);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NEAR(row(c, a.results[0].key)->floor, 0.30, 1e-12);
+  b.results[0] = gpu_gemm(1250);  // 1.25x: within it
+  EXPECT_FALSE(compare_reports(a, b).regressed());
+  // The same size of change the other way is faster: 1400 -> 1000 is a
+  // 1.4x speed-up although (B - A) / A is only -29%.
+  a.results = {gpu_gemm(1400)};
+  b.results = {gpu_gemm(1000)};
+  const Comparison f = compare_reports(a, b);
+  EXPECT_EQ(row(f, a.results[0].key)->change, Change::faster);
+  EXPECT_FALSE(f.regressed());
+}
+
+TEST(NoiseFloors, RepeatedRunsLowerTheFloorOrUseTheirOwnSpread) {
+  // 1.29x of a quiet GPU GEMM: a single run cannot tell it from noise (floor
+  // 30%); 1.3x in medians of 3 runs on each side is beyond their floor (25%).
+  Report a, b;
+  a.results.push_back(gpu_gemm(1000));
+  b.results.push_back(gpu_gemm(1290));
+  EXPECT_FALSE(compare_reports(a, b).regressed());
+  a.results[0] = with_runs(gpu_gemm(1000), {995, 1000, 1004});
+  b.results[0] = with_runs(gpu_gemm(1300), {1296, 1300, 1310});
+  Comparison c = compare_reports(a, b);
+  EXPECT_TRUE(c.regressed());
+  const ComparedResult* x = row(c, a.results[0].key);
+  EXPECT_NEAR(x->floor, 0.25, 1e-12);
+  EXPECT_NE(x->floor_source.find("medians of 3 and 3 runs"), std::string::npos) << x->floor_source;
+  // Runs that spread widely: twice their own spread is the floor.
+  a.results[0] = with_runs(gpu_gemm(1000), {800, 1000, 1200});
+  b.results[0] = with_runs(gpu_gemm(1300), {1100, 1300, 1500});
+  c = compare_reports(a, b);
+  EXPECT_FALSE(c.regressed());
+  x = row(c, a.results[0].key);
+  EXPECT_NEAR(x->floor, 2 * (0.4 + 400.0 / 1300), 1e-9);
+  EXPECT_NE(x->floor_source.find("spread between the runs"), std::string::npos) << x->floor_source;
+  // Two runs a side are not enough for the repeated floor.
+  a.results[0] = with_runs(gpu_gemm(1000), {1000, 1001});
+  b.results[0] = with_runs(gpu_gemm(1300), {1300, 1301});
+  EXPECT_NEAR(row(compare_reports(a, b), a.results[0].key)->floor, 0.30, 1e-12);
+}
+
+TEST(NoiseFloors, PooledSamplesOfRepeatedRunsFeedTheRankTest) {
+  // median_us is the median of the runs' medians, not of the pooled samples:
+  // the samples still count for the rank test.
+  Report a, b;
+  Result ra = gpu_gemm(1000), rb = gpu_gemm(2000);
+  ra.timing->samples_us = {990, 995, 998, 1000, 1001, 1003, 1010, 1200, 1210};
+  rb.timing->samples_us = {1990, 1995, 1998, 2000, 2001, 2003, 2010, 2200, 2210};
+  ra.timing->median_us = 1003;  // the pooled samples' median is 1001
+  rb.timing->median_us = 2003;
+  ra.evidence["repeat"] = {{"runs", 3}, {"median_us", {995, 1003, 1205}}};
+  rb.evidence["repeat"] = {{"runs", 3}, {"median_us", {1995, 2003, 2205}}};
+  a.results.push_back(ra);
+  b.results.push_back(rb);
+  const Comparison c = compare_reports(a, b);
+  const ComparedResult* x = row(c, ra.key);
+  EXPECT_GE(x->p_value, 0);
+  EXPECT_LT(x->p_value, 0.01);
+  EXPECT_EQ(x->change, Change::slower);
 }
 
 }  // namespace

@@ -125,6 +125,7 @@ std::string figure_text(const ComparedResult& r) {
                                            : format_ratio(r.speedup > 0 ? 1 / r.speedup : 0) + " slower";
   s += fmt::format("  ({:+.1f}%, B {}; noise threshold {:.1f}%{})", pct, speed, 100 * r.threshold,
                    r.noisy ? ", noisy" : "");
+  if (!r.floor_source.empty() && r.floor >= r.threshold) s += fmt::format(" [floor: {}]", r.floor_source);
   return s;
 }
 
@@ -182,9 +183,13 @@ std::string render_comparison(const Comparison& c, const ConsoleStyle& style) {
       c.count(Change::fixed), same, nc ? fmt::format(", {} without a common figure", nc) : "",
       c.count(Change::new_result), c.count(Change::missing));
   out += fmt::format(
-      "A change counts when |B - A| / A > max({:.0f}%, IQR/median of A + IQR/median of B); timings are "
+      "A change counts when max(B/A, A/B) - 1 > max({:.0f}%, IQR/median of A + IQR/median of B{}); timings "
+      "are "
       "medians.\n",
-      100 * c.min_change);
+      100 * c.min_change,
+      c.floors ? ", the between-process floor of its class (docs/noise-floors.md; lower with --repeat 3 on "
+                 "both sides)"
+               : "");
   out += c.regressed() ? paint("Regression: yes", "1;31", style) + "\n"
                        : paint("Regression: no", "1;32", style) + "\n";
   return out;
