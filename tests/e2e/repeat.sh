@@ -12,19 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 export ACCEL_DOCTOR_KB=${ACCEL_DOCTOR_KB:-$HERE/../../kb}
 export NO_COLOR=1
 
-failures=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
-run() {
-  local name=$1 want=$2
-  shift 2
-  "$BIN" "$@" >"$SCRATCH/$name.out" 2>"$SCRATCH/$name.err"
-  RC=$?
-  OUT=$(cat "$SCRATCH/$name.out")
-  ERR=$(cat "$SCRATCH/$name.err")
-  if [[ " $want " == *" $RC "* ]]; then pass "$name exits $RC"; else fail "$name exits $RC, expected $want: $ERR"; fi
-}
-has() { if grep -qF -- "$2" <<<"$3"; then pass "$1 mentions '$2'"; else fail "$1 does not mention '$2'"; fi; }
+source "$(dirname "$0")/lib/checks.sh"  # pass, fail, run, has, lacks
 
 R=$SCRATCH/repeat.json
 run ops_repeat "0 1" --repeat 3 ops --quick --filter linalg/dot/fp32 --json "$R"
