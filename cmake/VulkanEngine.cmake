@@ -4,7 +4,24 @@
 # compile shaders/*.comp to SPIR-V, embedded with EmbedFiles.cmake. Without
 # either, the engine is a stub that says so (and this file says it here).
 find_program(ACCEL_GLSLC glslc)
-find_path(ACCEL_VULKAN_INCLUDE_DIR vulkan/vulkan.h)
+if(CMAKE_CROSSCOMPILING AND WIN32)
+  # mingw-w64: the cross-compiler must never see /usr/include (glibc), so
+  # Debian's Vulkan headers (plain C, Windows-aware through vk_platform.h) are
+  # staged one folder each, as MingwDependencies.cmake does for fmt and CLI11.
+  # vulkan-1.dll is opened at run time, as libvulkan.so.1 is on Linux.
+  if(EXISTS /usr/include/vulkan/vulkan.h)
+    set(_vk_stage ${CMAKE_BINARY_DIR}/host-headers-vulkan)
+    file(MAKE_DIRECTORY ${_vk_stage})
+    foreach(_folder vulkan vk_video)
+      if(EXISTS /usr/include/${_folder})
+        file(CREATE_LINK /usr/include/${_folder} ${_vk_stage}/${_folder} SYMBOLIC)
+      endif()
+    endforeach()
+    set(ACCEL_VULKAN_INCLUDE_DIR ${_vk_stage} CACHE PATH "Vulkan headers (staged for mingw)" FORCE)
+  endif()
+else()
+  find_path(ACCEL_VULKAN_INCLUDE_DIR vulkan/vulkan.h)
+endif()
 set(_vk ${CMAKE_SOURCE_DIR}/src/engines/vulkan)
 add_library(accel_vulkan STATIC ${_vk}/ceiling.cpp)
 target_link_libraries(accel_vulkan PUBLIC accel_platform)
@@ -30,7 +47,7 @@ if(ACCEL_GLSLC AND ACCEL_VULKAN_INCLUDE_DIR)
     DEPENDS ${_spv_files} ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
     COMMENT "Embedding the Vulkan compute shaders (SPIR-V)" VERBATIM)
   target_sources(accel_vulkan PRIVATE ${_vk}/runtime.cpp ${_shaders_cpp})
-  target_include_directories(accel_vulkan PRIVATE ${ACCEL_VULKAN_INCLUDE_DIR})
+  target_include_directories(accel_vulkan SYSTEM PRIVATE ${ACCEL_VULKAN_INCLUDE_DIR})
   # Vulkan structs are zero-initialised from their sType alone ({VK_STRUCTURE_TYPE_...}).
   set_source_files_properties(${_vk}/runtime.cpp PROPERTIES COMPILE_OPTIONS -Wno-missing-field-initializers)
   set(ACCEL_WITH_VULKAN ON)

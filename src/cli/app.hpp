@@ -137,6 +137,9 @@ struct BenchArgs {
   bool no_cpu = false;
   std::vector<std::string> filters;
   bool vulkan = false;  ///< --vulkan: the Vulkan compute ceiling (alone, or with the rows --filter selects)
+  /// --from FILE with --vulkan: the framework rows (and their device list) of a
+  /// saved report to join the ceiling with, instead of measuring them now.
+  std::string from;
 };
 int cmd_bench(App& app, const BenchArgs& args);
 /// The Vulkan ceiling phase (cmd_vulkan.cpp): its rows joined with the
@@ -145,7 +148,18 @@ struct VulkanPhase {
   std::vector<Result> results;
   bool measured = false;
 };
-VulkanPhase run_vulkan_phase(App& app, const std::vector<Result>& framework, bool quick);
+struct VulkanPhaseOptions {
+  bool quick = false;
+  /// The default run: software devices (lavapipe) are listed, not measured;
+  /// with no Vulkan GPU the phase says so in one line.
+  bool gpus_only = false;
+  /// The framework rows to join with, and whose device list joins them
+  /// (nullptr: this run's environment); `source` names where they came from.
+  std::vector<Result> framework;
+  const Environment* framework_env = nullptr;
+  std::string source = "this run";
+};
+VulkanPhase run_vulkan_phase(App& app, const VulkanPhaseOptions& options);
 /// `bench --vulkan` without --filter: the ceiling alone; exit 2 when nothing could be measured.
 int cmd_bench_vulkan_only(App& app, const BenchArgs& args);
 struct LlmArgs {

@@ -17,6 +17,11 @@ std::vector<Result> run_bench_phase(App& app, const engine::BenchOptions& o) {
 }
 
 int cmd_bench(App& app, const BenchArgs& args) {
+  if (!args.from.empty() && (!args.vulkan || !args.filters.empty() || args.list)) {
+    throw UsageError(
+        "bench --from FILE compares the Vulkan ceiling with a saved report's rows: use it with --vulkan "
+        "alone (no --filter, no --list)");
+  }
   if (args.vulkan && args.filters.empty() && !args.list) return cmd_bench_vulkan_only(app, args);
   engine::BenchOptions o;
   o.quick = args.quick;
@@ -41,7 +46,10 @@ int cmd_bench(App& app, const BenchArgs& args) {
   auto results = run_bench_phase(app, o);
   app.out(render_bench_table(results, app.style_stdout()));
   if (args.vulkan) {  // beside the framework rows; no Vulkan device is a line, not an exit code
-    auto phase = run_vulkan_phase(app, results, args.quick);
+    VulkanPhaseOptions vo;
+    vo.quick = args.quick;
+    vo.framework = results;
+    auto phase = run_vulkan_phase(app, vo);
     results.insert(results.end(), phase.results.begin(), phase.results.end());
   }
   return finish_command(app, report, results);

@@ -1,5 +1,6 @@
 // The default run (`accel-doctor` with no command): the whole diagnosis in
-// one go. env, a representative set of operator checks, quick benchmarks and
+// one go. env, a representative set of operator checks, quick benchmarks, the
+// Vulkan ceiling of every Vulkan GPU (docs/vulkan.md) and
 // a small LLM prefill/decode, then the rules engine's findings and a verdict.
 #include <fmt/format.h>
 
@@ -61,6 +62,20 @@ std::vector<Result> fenced(App& app, const std::string& phase, const std::string
   }
 }
 
+/// The Vulkan ceiling of every Vulkan GPU (software devices are listed, not
+/// measured), joined with the framework's bench rows; no loader, no device or
+/// no GPU is one line and a skipped row, never the run's exit code.
+std::vector<Result> vulkan_ceiling_phase(App& app, const std::vector<Result>& bench,
+                                         const std::string& device) {
+  return fenced(app, "vulkan", device, [&] {
+    VulkanPhaseOptions o;
+    o.quick = true;
+    o.gpus_only = true;
+    o.framework = bench;
+    return run_vulkan_phase(app, o).results;
+  });
+}
+
 /// The default run with no engine to measure with: the environment (already
 /// printed) and the rules over it, with each phase that could not run
 /// recorded as `skipped` and why (the rules turn that into a finding).
@@ -78,6 +93,9 @@ int diagnose_without_engine(App& app, Report& report) {
     r.evidence["engine_missing"] = why;
     report.results.push_back(r);
   }
+  // The Vulkan ceiling needs no torch: what the GPUs can do, measured anyway.
+  const auto vk = vulkan_ceiling_phase(app, {}, "");
+  report.results.insert(report.results.end(), vk.begin(), vk.end());
   platform::set_crash_phase("diagnosis and report");
   report.context.environment = app.environment();
   const int rc = report_diagnosis(app, report);
@@ -132,6 +150,7 @@ int cmd_default(App& app) {
   keep(ops);
   keep(bench);
   app.out(render_bench_table(bench, style));
+  keep(vulkan_ceiling_phase(app, bench, device));
 
   // 3. A small LLM: prefill and decode with a KV cache.
   auto llm = fenced(app, "llm", device, [&] {

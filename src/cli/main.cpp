@@ -76,8 +76,12 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   bench->add_flag("--no-cpu", bench_args.no_cpu, "skip the CPU twin of the device benchmarks");
   bench->add_flag("--no-isolate", bench_args.no_isolate, "run in this process (debugging)");
-  bench->add_flag("--vulkan", bench_args.vulkan,
-                  "the Vulkan compute ceiling of every Vulkan device (alone; with --filter, beside those rows)");
+  bench->add_flag(
+      "--vulkan", bench_args.vulkan,
+      "the Vulkan compute ceiling of every Vulkan device (alone; with --filter, beside those rows)");
+  bench->add_option("--from", bench_args.from,
+                    "with --vulkan: compare the ceiling with the framework rows of a saved report.json "
+                    "(accel-doctor bench --json) instead of measuring them now");
 
   ExplainArgs explain_args;
   auto* explain = cli.add_subcommand("explain",

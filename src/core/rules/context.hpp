@@ -107,6 +107,7 @@ struct RuleEntry {
 std::vector<RuleEntry> setup_rules();   ///< rules_setup.cpp: visibility, arch, overrides, iGPU
 std::vector<RuleEntry> perf_rules();    ///< rules_perf.cpp: BLAS, peaks, dtypes, SDPA, copies, LLM
 std::vector<RuleEntry> health_rules();  ///< rules_health.cpp: errors, fallbacks, noise, host and GPU state
+std::vector<RuleEntry> vulkan_rules();  ///< rules_vulkan.cpp: the framework against the Vulkan ceiling
 /// Every rule, in evaluation order.
 std::vector<RuleEntry> all_rules();
 bool severity_rank_valid(std::string_view severity);

@@ -63,19 +63,6 @@ std::string hex_bytes(const unsigned char* bytes, std::size_t n) {
   return s;
 }
 
-std::string pci_string(unsigned domain, unsigned bus, unsigned device, unsigned function) {
-  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, device, function);
-}
-
-std::string normalize_pci(const std::string& text) {
-  unsigned domain = 0, bus = 0, device = 0, function = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &tail) == 4) {
-    if (bus < 256 && device < 32 && function < 8) return pci_string(domain & 0xffffu, bus, device, function);
-  }
-  return {};
-}
-
 std::string key(const std::string& group, const std::string& name, const std::string& dtype,
                 const std::string& shape) {
   return fmt::format("bench/vulkan/{}/{}/{}/{}", group, name, dtype, shape);
@@ -211,88 +198,6 @@ Result make_missing_row(const DeviceInfo& d, const std::string& group, const std
 }
 
 // ---------------------------------------------------------------- joining
-
-std::string framework_counterpart(const Result& v) {
-  const std::string prefix = "bench/vulkan/";
-  if (v.key.rfind(prefix, 0) != 0) return {};
-  const std::string rest = v.key.substr(prefix.size());
-  if (rest.rfind("compute/fma/fp32/", 0) == 0) return "gemm/square/fp32/4096x4096x4096";
-  if (rest.rfind("compute/fma/fp16/", 0) == 0) return "gemm/square/fp16/4096x4096x4096";
-  if (rest.rfind("memory/copy/", 0) == 0) return "memory/copy/fp32/rotating";
-  if (rest.rfind("memory/read/", 0) == 0) return "memory/reduce/fp32/rotating";
-  if (rest.rfind("transfer/h2d/", 0) == 0) return "transfer/h2d_pinned/fp32/256MiB";
-  if (rest.rfind("transfer/d2h/", 0) == 0) return "transfer/d2h_pinned/fp32/256MiB";
-  return {};
-}
-
-std::string framework_device_pci(const Environment& env, const std::string& device) {
-  for (const auto& d : env.devices) {
-    if (d.id == device) return normalize_pci(d.pci_bus_id);
-  }
-  return {};
-}
-
-namespace {
-
-std::string framework_device_name(const Environment& env, const std::string& device) {
-  for (const auto& d : env.devices) {
-    if (d.id == device) return d.name;
-  }
-  return {};
-}
-
-/// "bench/cuda/gemm/..." -> ("cuda", "gemm/..."); false for a Vulkan or malformed key.
-bool split_framework_key(const std::string& k, std::string& type, std::string& rest) {
-  if (k.rfind("bench/", 0) != 0) return false;
-  const auto slash = k.find('/', 6);
-  if (slash == std::string::npos) return false;
-  type = k.substr(6, slash - 6);
-  rest = k.substr(slash + 1);
-  return type != "vulkan" && type != "cpu";
-}
-
-double figure_of(const Result& r) {
-  if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) return it->second;
-  if (auto it = r.metrics.find("gbps"); it != r.metrics.end()) return it->second;
-  return 0;
-}
-
-}  // namespace
-
-void attach_framework_ratios(std::vector<Result>& vulkan_rows, const std::vector<Result>& framework_rows,
-                             const Environment& env) {
-  for (auto& v : vulkan_rows) {
-    if (v.status != Status::ok) continue;
-    const std::string want = framework_counterpart(v);
-    if (want.empty()) continue;
-    const json& id = v.evidence.value("vulkan_device", json::object());
-    if (id.value("software", false)) continue;  // a software device is no ceiling of anything
-    const std::string vpci = normalize_pci(id.value("pci_address", std::string()));
-    const std::string vname = id.value("name", std::string());
-    const double ceiling = figure_of(v);
-    if (ceiling <= 0) continue;
-    for (const auto& f : framework_rows) {
-      std::string type, rest;
-      if (f.status != Status::ok || !split_framework_key(f.key, type, rest) || rest != want) continue;
-      const std::string fpci = framework_device_pci(env, f.device);
-      bool same = false;
-      if (!vpci.empty() && !fpci.empty()) {
-        same = vpci == fpci;
-      } else {
-        const std::string fname = framework_device_name(env, f.device);
-        same = !fname.empty() && !vname.empty() && (contains_ci(vname, fname) || contains_ci(fname, vname));
-      }
-      const double figure = figure_of(f);
-      if (!same || figure <= 0) continue;
-      v.metrics["framework_ratio"] = figure / ceiling;
-      v.evidence["framework"] = json{{"key", f.key},
-                                     {"device", f.device},
-                                     {"figure", figure},
-                                     {"joined_by", !vpci.empty() && !fpci.empty() ? "pci_address" : "name"}};
-      break;
-    }
-  }
-}
 
 void attach_datasheet(std::vector<Result>& vulkan_rows, const GpuPeakTable& table) {
   for (auto& v : vulkan_rows) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/vulkan_join.hpp"
 
 namespace accel {
 class GpuPeakTable;
@@ -64,10 +65,6 @@ bool is_software_device(const std::string& type, const std::string& name, const 
 std::string api_version_string(std::uint32_t v);
 /// Lower-case hex of bytes ("" for none).
 std::string hex_bytes(const unsigned char* bytes, std::size_t n);
-/// "0000:19:00.0" from the numbers, and any PCI address text in that form
-/// ("00000000:19:00.0" from NVML or torch -> "0000:19:00.0"); "" when not one.
-std::string pci_string(unsigned domain, unsigned bus, unsigned device, unsigned function);
-std::string normalize_pci(const std::string& text);
 
 /// "bench/vulkan/<group>/<name>/<dtype>/<shape>".
 std::string key(const std::string& group, const std::string& name, const std::string& dtype,
@@ -81,7 +78,10 @@ struct Options {
   double software_target_ms = 10;
   int gpu_samples = 9;
   int software_samples = 5;
-  /// Loader names to try instead of the platform's (tests).
+  /// The default run: software devices are described but not measured.
+  bool gpus_only = false;
+  /// Loader names to try instead of the platform's (tests; the front end also
+  /// takes ACCEL_DOCTOR_VULKAN_LOADER, a path or file name).
   std::vector<std::string> loader_names;
 };
 
@@ -161,24 +161,8 @@ Result make_missing_row(const DeviceInfo& d, const std::string& group, const std
 
 // ---------------------------------------------------------------- joining
 
-/// The framework bench row (torch, ONNX Runtime) a Vulkan row is the ceiling
-/// of: "compute/fma/fp32" <- "gemm/square/fp32/4096x4096x4096" (TF32 off),
-/// "compute/fma/fp16" <- "gemm/square/fp16/4096x4096x4096", "memory/copy" <-
-/// "memory/copy/fp32/rotating", "memory/read" <- "memory/reduce/fp32/rotating",
-/// "transfer/h2d" <- "transfer/h2d_pinned/fp32/256MiB" (and d2h). The key
-/// without its device-type part ("gemm/square/fp32/..."); "" for none.
-std::string framework_counterpart(const Result& vulkan_row);
-
-/// PCI address of a framework device ("cuda:0") from the environment's
-/// device list (normalised), "" when unknown.
-std::string framework_device_pci(const Environment& env, const std::string& device);
-
-/// For each Vulkan row, the framework row of the same operation on the same
-/// device (joined by PCI address; by name when one side has no address) in
-/// `framework_rows`: metric "framework_ratio" = framework figure / Vulkan
-/// figure, and evidence.framework = {key, device, figure}.
-void attach_framework_ratios(std::vector<Result>& vulkan_rows, const std::vector<Result>& framework_rows,
-                             const Environment& env);
+// framework_counterpart, framework_device_pci, attach_framework_ratios:
+// core/vulkan_join.hpp (the rules join the same way).
 
 /// Against the datasheet of kb/gpus.json (the row found by the device's
 /// name): roofline.peak_tflops / bandwidth_gbps and percent_of_bound for the

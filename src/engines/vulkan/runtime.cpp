@@ -827,6 +827,12 @@ Run run(const Options& options) {
     };
     if (!desc.has_compute) {
       d.notes.push_back("no compute queue: nothing measured");
+      missing("compute", "fma", "fp32", "chains32", Status::unavailable, "the device has no compute queue");
+      out.devices.push_back(d);
+      continue;
+    }
+    if (options.gpus_only && d.software) {
+      d.notes.push_back("a software (CPU) device: listed, not measured here (`bench --vulkan` measures it)");
       out.devices.push_back(d);
       continue;
     }
@@ -856,6 +862,8 @@ Run run(const Options& options) {
       });
     } catch (const std::exception& e) {
       d.notes.push_back(std::string("could not open the device: ") + e.what());
+      missing("compute", "fma", "fp32", "chains32", Status::error,
+              std::string("could not open the device: ") + e.what());
     }
     out.devices.push_back(d);
   }
