@@ -11,6 +11,7 @@ Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnv
   env.driver = platform::probe_drivers();
   env.gpus = platform::probe_gpus();
   env.env_vars = platform::probe_env_vars(kb);
+  env.windows = platform::probe_windows();
   if (from_engine) {
     env.torch = from_engine->torch;
     env.devices = from_engine->devices;

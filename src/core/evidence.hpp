@@ -294,6 +294,79 @@ struct DeviceChoice {
   std::string reason;
 };
 
+/// A DLL (or other file) found on disk, with the version from its version
+/// resource (GetFileVersionInfoW, VS_FIXEDFILEINFO's file version).
+struct WindowsFile {
+  std::string name;     ///< "DirectML.dll"
+  std::string path;     ///< full path where it was found
+  std::string where;    ///< "System32", "PATH", "HIP_PATH\bin", "site-packages"
+  std::string version;  ///< "1.15.2.0"; empty when the file has no version resource
+};
+
+/// One adapter as DXGI enumerates it (IDXGIFactory1::EnumAdapters1,
+/// IDXGIAdapter1::GetDesc1, IDXGIAdapter::CheckInterfaceSupport).
+struct WindowsAdapter {
+  /// EnumAdapters1 order: what DirectML's and ONNX Runtime's `device_id`
+  /// and torch-directml's device index mean. 0 drives the primary display.
+  int dxgi_index = -1;
+  /// IDXGIFactory6::EnumAdapterByGpuPreference(HIGH_PERFORMANCE) order;
+  /// absent before Windows 10 1803 or when the call failed.
+  std::optional<int> high_performance_index;
+  std::string name;       ///< DXGI_ADAPTER_DESC1::Description
+  std::string vendor_id;  ///< "0x1002"
+  std::string device_id;  ///< "0x73ef"
+  std::string vendor;     ///< "amd", "nvidia", "intel", "microsoft", other
+  /// "0x00000000:0x0000d1a3" (HighPart:LowPart): the key that joins this
+  /// adapter to the lists of torch, ONNX Runtime, Vulkan (deviceLUID) and HIP.
+  std::string luid;
+  std::optional<std::uint64_t> dedicated_video_memory_bytes;
+  std::optional<std::uint64_t> dedicated_system_memory_bytes;
+  std::optional<std::uint64_t> shared_system_memory_bytes;
+  bool software = false;       ///< DXGI_ADAPTER_FLAG_SOFTWARE (Microsoft Basic Render Driver, WARP)
+  std::string driver_version;  ///< user-mode driver version, "31.0.24027.1012"
+  std::optional<bool> integrated;
+  std::string integrated_basis;  ///< how `integrated` was decided (D3D12 UMA, or a heuristic named as such)
+  NotCollected not_collected;
+};
+
+/// Windows-only facts (environment.windows): what the seed guides have users
+/// read by hand in dxdiag, Task Manager, the power dialogs, the registry and
+/// the security settings. Absent from reports made on other systems.
+struct WindowsInfo {
+  std::optional<int> os_build;  ///< RtlGetVersion dwBuildNumber, 22631
+  std::vector<WindowsAdapter> adapters;
+  /// Hardware-accelerated GPU scheduling (HKLM\...\GraphicsDrivers HwSchMode: 2 on, 1 off).
+  std::optional<bool> hardware_gpu_scheduling;
+  /// TDR delay in seconds (GraphicsDrivers TdrDelay; Windows' default is 2 when the value is absent).
+  std::optional<int> tdr_delay_s;
+  std::string tdr_delay_source;  ///< "registry TdrDelay" or "Windows default (no TdrDelay value)"
+  /// Per-app GPU preferences (HKCU\Software\Microsoft\DirectX\UserGpuPreferences)
+  /// of python executables: path -> "high performance", "power saving", "let Windows decide".
+  std::map<std::string, std::string> python_gpu_preference;
+  std::string power_scheme;       ///< "Balanced" (PowerGetActiveScheme + name)
+  std::string power_scheme_guid;  ///< "381b4222-f694-41f0-9685-ff5bb260df2e"
+  std::string power_mode;         ///< Windows 10/11 power mode overlay: "best performance", ...
+  std::string power_source;       ///< "ac", "battery", "unknown" (GetSystemPowerStatus)
+  std::optional<int> battery_percent;
+  std::optional<bool> battery_saver;  ///< SYSTEM_POWER_STATUS::SystemStatusFlag
+  /// This process runs with EcoQoS (efficiency mode): ProcessPowerThrottling
+  /// with EXECUTION_SPEED throttled.
+  std::optional<bool> process_ecoqos;
+  std::optional<bool> remote_session;  ///< GetSystemMetrics(SM_REMOTESESSION)
+  /// Smart App Control: "off", "on", "evaluation" (HKLM\SYSTEM\CurrentControlSet\Control\CI\Policy
+  /// VerifiedAndReputablePolicyState 0/1/2), or "unknown value N".
+  std::string smart_app_control;
+  std::string hip_path;                  ///< %HIP_PATH%
+  std::vector<WindowsFile> hip_runtime;  ///< amdhip64_6.dll / amdhip64_7.dll found
+  std::string hsa_override_gfx_version;  ///< %HSA_OVERRIDE_GFX_VERSION% (has no effect on Windows)
+  std::vector<WindowsFile> vc_runtime;   ///< msvcp140.dll, vcruntime140.dll, vcruntime140_1.dll, libomp140
+  std::vector<WindowsFile> directml;     ///< DirectML.dll copies: System32 and on PATH
+  std::vector<WindowsFile> onnxruntime;  ///< onnxruntime.dll copies on PATH
+  /// Runtime DLLs searched for and not found in System32 or on PATH ("msvcp140.dll").
+  std::vector<std::string> runtimes_missing;
+  NotCollected not_collected;
+};
+
 struct Environment {
   HostInfo host;
   TorchInfo torch;
@@ -303,6 +376,7 @@ struct Environment {
   std::vector<GpuHardware> gpus;
   std::vector<EnvVar> env_vars;
   std::optional<DeviceChoice> selection;
+  std::optional<WindowsInfo> windows;  ///< only in reports made on Windows
 };
 
 // ---------------------------------------------------------------- report
@@ -388,8 +462,21 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverInfo, nvidia_driver, cuda_
                                                 rocm_version, amdgpu_driver, device_nodes, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EnvVar, name, value, effect)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceChoice, requested, chosen, reason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsFile, name, path, where, version)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsAdapter, dxgi_index, high_performance_index, name,
+                                                vendor_id, device_id, vendor, luid,
+                                                dedicated_video_memory_bytes, dedicated_system_memory_bytes,
+                                                shared_system_memory_bytes, software, driver_version,
+                                                integrated, integrated_basis, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsInfo, os_build, adapters, hardware_gpu_scheduling,
+                                                tdr_delay_s, tdr_delay_source, python_gpu_preference,
+                                                power_scheme, power_scheme_guid, power_mode, power_source,
+                                                battery_percent, battery_saver, process_ecoqos,
+                                                remote_session, smart_app_control, hip_path, hip_runtime,
+                                                hsa_override_gfx_version, vc_runtime, directml, onnxruntime,
+                                                runtimes_missing, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
-                                                env_vars, selection)
+                                                env_vars, selection, windows)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,
                                                 impact)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)

@@ -109,6 +109,17 @@ std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb, const std::vector<st
 /// Same, over this process's environment.
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb);
 
+/// Windows facts (environment.windows): DXGI adapters in EnumAdapters1 and
+/// high-performance order with LUID, memory, driver version and integrated or
+/// not (D3D12 UMA, else a named heuristic); hardware GPU scheduling, TDR delay
+/// and python's per-app GPU preference (registry); power scheme, power mode,
+/// AC/battery/battery saver, this process's EcoQoS, a remote session; Smart
+/// App Control; HIP_PATH, amdhip64 DLLs, the VC++/OpenMP runtimes, DirectML.dll
+/// and onnxruntime.dll copies with file versions. nullopt on other systems.
+/// Never throws: what could not be read is in its `not_collected`.
+/// Implemented in windows/windows_info_windows.cpp (posix/: nullopt).
+std::optional<WindowsInfo> probe_windows();
+
 /// gfx target name from a KFD `gfx_target_version` (major * 10000 + minor * 100
 /// + stepping, minor and stepping printed as one hex digit each, as LLVM names
 /// targets): 100302 -> "gfx1032", 90010 -> "gfx90a", 110001 -> "gfx1101".

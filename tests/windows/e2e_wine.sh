@@ -35,6 +35,55 @@ has version "0.1.0 (" "$OUT"
 
 run env "0 1" env
 has env "Windows" "$OUT"
+# Every Windows section is there, each fact with a value or "not collected: why" (Wine's values unchecked).
+for section in "Windows: Adapters (DXGI)" "Windows: OS and power" "Windows: Security" "Windows: AMD stack" \
+  "Windows: Runtimes"; do
+  has env "$section" "$OUT"
+done
+for fact in "HW GPU scheduling" "TDR delay" "power scheme" "power mode" "power source" "efficiency mode (EcoQoS)" \
+  "remote session" "Smart App Control" "HIP runtime" "VC++ / OpenMP" "DirectML.dll" "onnxruntime.dll"; do
+  # "  <label padded to 22> <value>": the label, then something after it.
+  if awk -v f="  $fact " 'index($0, f) == 1 { rest = substr($0, length(f) + 1); gsub(/^ +/, "", rest); if (rest != "") ok = 1 }
+    END { exit !ok }' <<<"$OUT"; then
+    pass "env shows '$fact' with a value or a reason"
+  else
+    fail "env has no value or reason for '$fact'"
+  fi
+done
+
+run env_json "0 1" env --json -
+if python3 - "$SCRATCH/env_json.out" <<'PY'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\r", "")
+w = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]["context"]["environment"]["windows"]
+assert isinstance(w, dict), "environment.windows missing"
+for key in ("adapters", "os_build", "hardware_gpu_scheduling", "tdr_delay_s", "power_scheme", "power_mode",
+            "power_source", "process_ecoqos", "remote_session", "smart_app_control", "vc_runtime", "directml",
+            "onnxruntime", "hip_runtime", "runtimes_missing", "not_collected"):
+    assert key in w, key
+# A fact without a value has its reason (the scalar ones).
+for key in ("hardware_gpu_scheduling", "tdr_delay_s", "power_scheme", "power_mode", "power_source",
+            "process_ecoqos", "smart_app_control"):
+    assert w[key] not in (None, "") or key in w["not_collected"], key + ": neither a value nor a reason"
+if not w["adapters"]:
+    assert "adapters" in w["not_collected"], "no adapters and no reason"
+for a in w["adapters"]:
+    assert a["luid"].startswith("0x") and a["dxgi_index"] >= 0, a
+PY
+then pass "env --json - has environment.windows, each fact with a value or a reason"; else fail "env --json - windows section"; fi
+
+WIN=${ACCEL_TEST_FIXTURES:?}/windows
+run win_problems 1 diagnose --from "$WIN/windows-laptop-problems.json"
+# The console shows titles (the ids are in --json): one phrase of each windows.* title.
+for title in "DXGI adapter 0 is the integrated" "Windows is saving power" "Smart App Control is on" \
+  "Visual C++ runtime is not installed" "GPU timeout detection (TDR)"; do
+  has win_problems "$title" "$OUT"
+done
+run win_healthy "0 1" diagnose --from "$WIN/windows-healthy.json"
+if grep -qE "DXGI adapter 0 is the|saving power|Smart App Control is|Visual C[+][+] runtime|detection [(]TDR[)]" <<<"$OUT"; then fail "windows-healthy.json: a windows.* finding"; else pass "windows-healthy.json: no windows.* finding"; fi
+run win_report 0 report --from "$WIN/windows10-rdp-old.json" --format md
+has win_report "### Windows" "$OUT"
+has win_report "Microsoft Basic Render Driver" "$OUT"
 
 LOG="$ERRORS/cuda-oom-4gb-card-lifespan/log.txt"
 run explain 0 explain "$LOG"

@@ -1,4 +1,5 @@
 #include "core/report/console.hpp"
+#include "core/report/windows_env.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -1066,6 +1067,13 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   for (const auto& v : env.env_vars) {
     out += fmt::format("  {}={}\n", v.name, v.value);
     if (!v.effect.empty()) out += dim("      " + v.effect, style) + "\n";
+  }
+  if (env.windows) {
+    std::string group;
+    for (const auto& r : windows_env_rows(*env.windows)) {
+      if (r.group != group) out += bold("Windows: " + (group = r.group), style) + "\n";
+      line(out, r.label, r.value);
+    }
   }
   if (env.selection) {
     out += bold("Device selection", style) + "\n";

@@ -10,6 +10,7 @@
 #include "core/report/console.hpp"
 #include "core/report/digest.hpp"
 #include "core/report/web_assets.hpp"
+#include "core/report/windows_env.hpp"
 #include "core/units.hpp"
 
 namespace accel {
@@ -1115,6 +1116,14 @@ void environment_section(std::string& out, const Report& report) {
       out += "<tr><td><code>" + esc(v.name) + "</code></td><td><code>" + esc(v.value) + "</code></td>" +
              cell(v.effect) + "</tr>\n";
     }
+    out += "</tbody></table>\n";
+  }
+  if (env.windows) {
+    out +=
+        "<h3>Windows</h3>\n<table class=\"data\"><thead><tr><th>part</th><th>fact</th><th>value</th></tr>"
+        "</thead><tbody>\n";
+    for (const auto& r : windows_env_rows(*env.windows))
+      out += "<tr>" + cell(r.group) + cell(r.label) + cell(r.value) + "</tr>\n";
     out += "</tbody></table>\n";
   }
   if (!t.config.empty()) {

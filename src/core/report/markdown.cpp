@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/report/digest.hpp"
+#include "core/report/windows_env.hpp"
 #include "core/units.hpp"
 
 namespace accel {
@@ -227,6 +228,12 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
   std::vector<std::string> vars;
   for (const auto& v : env.env_vars) vars.push_back(code(v.name + "=" + v.value));
   env_row(out, "GPU environment variables", vars.empty() ? "none set" : join_nonempty(vars, " "));
+  if (env.windows) {
+    out += "\n### Windows\n\n| | | |\n| --- | --- | --- |\n";
+    for (const auto& r : windows_env_rows(*env.windows))
+      out += "| " + markdown_cell(r.group) + " | " + markdown_cell(r.label) + " | " + markdown_cell(r.value) +
+             " |\n";
+  }
   return out;
 }
 

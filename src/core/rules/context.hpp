@@ -108,6 +108,10 @@ std::vector<RuleEntry> setup_rules();   ///< rules_setup.cpp: visibility, arch, 
 std::vector<RuleEntry> perf_rules();    ///< rules_perf.cpp: BLAS, peaks, dtypes, SDPA, copies, LLM
 std::vector<RuleEntry> health_rules();  ///< rules_health.cpp: errors, fallbacks, noise, host and GPU state
 std::vector<RuleEntry> vulkan_rules();  ///< rules_vulkan.cpp: the framework against the Vulkan ceiling
+std::vector<RuleEntry>
+windows_rules();  ///< rules_windows.cpp: environment.windows (adapters, power, security)
+/// True for the Power saver plan's GUID (GUID_MAX_POWER_SAVINGS).
+bool is_power_saver_plan(const std::string& guid);
 /// Every rule, in evaluation order.
 std::vector<RuleEntry> all_rules();
 bool severity_rank_valid(std::string_view severity);

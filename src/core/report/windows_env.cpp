@@ -1,0 +1,110 @@
+#include "core/report/windows_env.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace accel {
+
+namespace {
+
+std::string missing(const NotCollected& nc, const std::string& key) {
+  const auto it = nc.find(key);
+  return it == nc.end() ? std::string("not collected") : "not collected: " + it->second;
+}
+
+std::string yes_no(const std::optional<bool>& v, const NotCollected& nc, const std::string& key,
+                   const char* yes = "yes", const char* no = "no") {
+  return v ? std::string(*v ? yes : no) : missing(nc, key);
+}
+
+std::string files_text(const std::vector<WindowsFile>& files) {
+  std::string s;
+  for (const auto& f : files) {
+    if (!s.empty()) s += "; ";
+    s += fmt::format("{} {} ({})", f.path, f.version.empty() ? "(no version)" : f.version, f.where);
+  }
+  return s;
+}
+
+std::string bytes(const std::optional<std::uint64_t>& b) {
+  return b ? format_bytes(static_cast<double>(*b)) : std::string("?");
+}
+
+}  // namespace
+
+std::vector<EnvRow> windows_env_rows(const WindowsInfo& w) {
+  std::vector<EnvRow> rows;
+  const auto& nc = w.not_collected;
+  const auto add = [&rows](const char* group, std::string label, std::string value) {
+    rows.push_back({group, std::move(label), std::move(value)});
+  };
+  const char* g = "Adapters (DXGI)";
+  if (w.adapters.empty()) add(g, "adapters", nc.count("adapters") ? missing(nc, "adapters") : "none");
+  for (const auto& a : w.adapters) {
+    std::string v =
+        fmt::format("{} [{} {}]", a.name.empty() ? "(unnamed)" : a.name, a.vendor_id, a.device_id);
+    v += "  DXGI " + std::to_string(a.dxgi_index);
+    v += a.high_performance_index ? fmt::format(", high-performance {}", *a.high_performance_index)
+                                  : std::string(", high-performance ?");
+    v += "  LUID " + a.luid;
+    v += fmt::format("  dedicated {}, shared {}", bytes(a.dedicated_video_memory_bytes),
+                     bytes(a.shared_system_memory_bytes));
+    if (a.software) v += "  SOFTWARE";
+    v += a.integrated ? (*a.integrated ? "  integrated" : "  discrete") : "  integrated: unknown";
+    if (!a.integrated_basis.empty()) v += " (" + a.integrated_basis + ")";
+    v += "  driver " +
+         (a.driver_version.empty() ? missing(a.not_collected, "driver_version") : a.driver_version);
+    add(g, fmt::format("adapter {}", a.dxgi_index), v);
+  }
+  if (nc.count("adapters") && !w.adapters.empty()) add(g, "adapters", missing(nc, "adapters"));
+  if (nc.count("high_performance_order"))
+    add(g, "high-performance order", missing(nc, "high_performance_order"));
+  add(g, "HW GPU scheduling", yes_no(w.hardware_gpu_scheduling, nc, "hardware_gpu_scheduling", "on", "off"));
+  add(g, "TDR delay",
+      w.tdr_delay_s ? fmt::format("{} s ({})", *w.tdr_delay_s, w.tdr_delay_source)
+                    : missing(nc, "tdr_delay_s"));
+  if (w.python_gpu_preference.empty()) {
+    add(g, "python GPU preference",
+        nc.count("python_gpu_preference") ? missing(nc, "python_gpu_preference") : "none set");
+  }
+  for (const auto& [path, pref] : w.python_gpu_preference) add(g, "GPU preference", path + ": " + pref);
+
+  g = "OS and power";
+  add(g, "build", w.os_build ? std::to_string(*w.os_build) : missing(nc, "os_build"));
+  add(g, "power scheme",
+      w.power_scheme.empty() ? missing(nc, "power_scheme")
+                             : w.power_scheme + " (" + w.power_scheme_guid + ")");
+  add(g, "power mode", w.power_mode.empty() ? missing(nc, "power_mode") : w.power_mode);
+  std::string src = w.power_source.empty() ? missing(nc, "power_source") : w.power_source;
+  if (w.battery_percent) src += fmt::format(", battery {}%", *w.battery_percent);
+  if (w.battery_saver) src += *w.battery_saver ? ", battery saver ON" : ", battery saver off";
+  add(g, "power source", src);
+  add(g, "efficiency mode (EcoQoS)", yes_no(w.process_ecoqos, nc, "process_ecoqos"));
+  add(g, "remote session", yes_no(w.remote_session, nc, "remote_session"));
+
+  g = "Security";
+  add(g, "Smart App Control",
+      w.smart_app_control.empty() ? missing(nc, "smart_app_control") : w.smart_app_control);
+
+  g = "AMD stack";
+  add(g, "HIP_PATH", w.hip_path.empty() ? "not set" : w.hip_path);
+  add(g, "HIP runtime",
+      w.hip_runtime.empty() ? "no amdhip64_6.dll / amdhip64_7.dll found" : files_text(w.hip_runtime));
+  if (!w.hsa_override_gfx_version.empty())
+    add(g, "HSA_OVERRIDE_GFX_VERSION", w.hsa_override_gfx_version + " (no effect on Windows)");
+
+  g = "Runtimes";
+  add(g, "VC++ / OpenMP", w.vc_runtime.empty() ? "none found" : files_text(w.vc_runtime));
+  if (!w.runtimes_missing.empty()) {
+    std::string m;
+    for (const auto& r : w.runtimes_missing) m += (m.empty() ? "" : ", ") + r;
+    add(g, "not found", m);
+  }
+  add(g, "DirectML.dll", w.directml.empty() ? "none found" : files_text(w.directml));
+  add(g, "onnxruntime.dll", w.onnxruntime.empty() ? "none on PATH" : files_text(w.onnxruntime));
+  if (nc.count("file_versions")) add(g, "file versions", missing(nc, "file_versions"));
+  return rows;
+}
+
+}  // namespace accel

@@ -1,0 +1,174 @@
+// Pure functions behind the Windows probes (windows_facts.hpp): portable, so
+// the unit tests run them on Linux as well as under Wine.
+#include "platform/windows_facts.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace accel::platform::detail {
+
+namespace {
+
+std::string lower_ascii(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string format_luid(std::int32_t high_part, std::uint32_t low_part) {
+  return fmt::format("0x{:08x}:0x{:08x}", static_cast<std::uint32_t>(high_part), low_part);
+}
+
+std::string umd_version_string(std::uint64_t packed) {
+  return fmt::format("{}.{}.{}.{}", (packed >> 48) & 0xFFFF, (packed >> 32) & 0xFFFF, (packed >> 16) & 0xFFFF,
+                     packed & 0xFFFF);
+}
+
+std::string file_version_string(std::uint32_t version_ms, std::uint32_t version_ls) {
+  return fmt::format("{}.{}.{}.{}", version_ms >> 16, version_ms & 0xFFFF, version_ls >> 16,
+                     version_ls & 0xFFFF);
+}
+
+std::string pci_vendor_name(std::uint32_t vendor_id) {
+  switch (vendor_id) {
+    case 0x1002:
+    case 0x1022:
+      return "amd";
+    case 0x10de:
+      return "nvidia";
+    case 0x8086:
+      return "intel";
+    case 0x1414:
+      return "microsoft";
+    case 0x5143:
+      return "qualcomm";
+    default:
+      return "";
+  }
+}
+
+AdapterIntegration adapter_integration(std::optional<bool> d3d12_uma, bool software, std::uint32_t vendor_id,
+                                       std::uint64_t dedicated_video_memory_bytes) {
+  if (software) return {std::nullopt, "software adapter (DXGI_ADAPTER_FLAG_SOFTWARE): no GPU"};
+  if (d3d12_uma) {
+    return {*d3d12_uma, *d3d12_uma ? "D3D12 architecture: UMA (shares system memory)"
+                                   : "D3D12 architecture: not UMA (own memory)"};
+  }
+  constexpr std::uint64_t MiB = 1024ull * 1024;
+  const std::string mem = fmt::format("{} MiB", dedicated_video_memory_bytes / MiB);
+  if (dedicated_video_memory_bytes < 512 * MiB)
+    return {true, "heuristic: DXGI dedicated video memory " + mem + " < 512 MiB (no D3D12 answer)"};
+  if (vendor_id == 0x8086 && dedicated_video_memory_bytes < 2048 * MiB)
+    return {true, "heuristic: Intel with DXGI dedicated video memory " + mem + " < 2 GiB (no D3D12 answer)"};
+  return {false, "heuristic: DXGI dedicated video memory " + mem + " (no D3D12 answer)"};
+}
+
+std::string power_scheme_name(const std::string& guid) {
+  const std::string g = lower_ascii(guid);
+  // powercfg /list on a clean install; GUID_MAX_POWER_SAVINGS, GUID_MIN_POWER_SAVINGS,
+  // GUID_TYPICAL_POWER_SAVINGS in winnt.h; Ultimate Performance from powercfg -duplicatescheme.
+  if (g == "381b4222-f694-41f0-9685-ff5bb260df2e") return "Balanced";
+  if (g == "8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c") return "High performance";
+  if (g == "a1841308-3541-4fab-bc81-f71556f20b4a") return "Power saver";
+  if (g == "e9a42b02-d5df-448d-aa00-03f14749eb61") return "Ultimate Performance";
+  return "";
+}
+
+bool is_power_saver_scheme(const std::string& guid) {
+  return lower_ascii(guid) == "a1841308-3541-4fab-bc81-f71556f20b4a";
+}
+
+std::string power_mode_name(const std::string& overlay_guid) {
+  const std::string g = lower_ascii(overlay_guid);
+  // The overlay schemes of the Windows 10/11 power slider (Power mode).
+  if (g == "961cc777-2547-4f9d-8174-7d86181b8a7a") return "best power efficiency";
+  if (g == "00000000-0000-0000-0000-000000000000") return "balanced";
+  if (g == "3af9b8d9-7c97-431d-ad78-34a8bfea439f") return "better performance";
+  if (g == "ded574b5-45a0-4f42-8737-46345c09c238") return "best performance";
+  return "";
+}
+
+std::string power_source_name(std::uint8_t ac_line_status) {
+  if (ac_line_status == 0) return "battery";
+  if (ac_line_status == 1) return "ac";
+  return "unknown";
+}
+
+std::optional<int> battery_percent(std::uint8_t battery_life_percent) {
+  if (battery_life_percent > 100) return std::nullopt;
+  return battery_life_percent;
+}
+
+std::optional<bool> battery_saver_on(std::uint8_t system_status_flag) {
+  if (system_status_flag > 1) return std::nullopt;
+  return system_status_flag == 1;
+}
+
+std::string smart_app_control_state(std::uint32_t value) {
+  switch (value) {
+    case 0:
+      return "off";
+    case 1:
+      return "on";
+    case 2:
+      return "evaluation";
+    default:
+      return fmt::format("unknown value {}", value);
+  }
+}
+
+std::optional<bool> hardware_gpu_scheduling(std::uint32_t hw_sch_mode) {
+  if (hw_sch_mode == 2) return true;
+  if (hw_sch_mode == 1) return false;
+  return std::nullopt;
+}
+
+std::string gpu_preference_name(const std::string& registry_value) {
+  const std::string v = lower_ascii(registry_value);
+  const std::string key = "gpupreference=";
+  const auto at = v.find(key);
+  if (at == std::string::npos || at + key.size() >= v.size()) return "";
+  switch (v[at + key.size()]) {
+    case '0':
+      return "let Windows decide";
+    case '1':
+      return "power saving";
+    case '2':
+      return "high performance";
+    default:
+      return "";
+  }
+}
+
+bool is_python_executable(const std::string& path) {
+  const auto slash = path.find_last_of("\\/");
+  const std::string file = lower_ascii(slash == std::string::npos ? path : path.substr(slash + 1));
+  if (file == "pythonw.exe") return true;
+  if (file.rfind("python", 0) != 0 || file.size() < 10 || file.compare(file.size() - 4, 4, ".exe") != 0)
+    return false;
+  const std::string middle = file.substr(6, file.size() - 10);  // "", "3", "3.12"
+  return std::all_of(middle.begin(), middle.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+std::vector<std::string> split_windows_path_list(const std::string& value) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const auto end = std::min(value.find(';', start), value.size());
+    std::string e = value.substr(start, end - start);
+    while (!e.empty() && (e.front() == ' ' || e.front() == '"')) e.erase(e.begin());
+    while (!e.empty() && (e.back() == ' ' || e.back() == '"')) e.pop_back();
+    while (e.size() > 3 && (e.back() == '\\' || e.back() == '/')) e.pop_back();
+    if (!e.empty() && seen.insert(lower_ascii(e)).second) out.push_back(e);
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace accel::platform::detail
