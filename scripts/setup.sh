@@ -21,6 +21,10 @@ if [ "$mode" = "test" ]; then
   # The Vulkan ceiling (docs/vulkan.md): headers and glslc to build it, the
   # loader and Mesa's lavapipe (a CPU Vulkan device) to run its tests.
   need+=(libvulkan-dev glslc libvulkan1 mesa-vulkan-drivers)
+  # The Python package (tests/python/package.sh, docs/python.md): Debian's
+  # torch for Python (the same 1.13 as libtorch-dev), a venv with pip and
+  # setuptools, and the headers the extension module compiles against.
+  need+=(python3-torch python3-venv python3-pip python3-setuptools python3-dev pybind11-dev)
 fi
 
 # Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "cli/environment.hpp"
 #include "core/ceilings.hpp"
 #include "core/device_select.hpp"
@@ -11,7 +13,9 @@
 #include "core/report/json_report.hpp"
 #include "core/report/jsonl.hpp"
 #include "core/report/markdown.hpp"
+#include "engine_api/python_engine.hpp"
 #include "platform/probes.hpp"
+#include "platform/process.hpp"
 #include "platform/terminal.hpp"
 
 namespace accel::cli {
@@ -64,8 +68,30 @@ bool App::progress_enabled() const {
 }
 
 const engine::EngineSearch& App::engine_search() {
-  if (!engine_search_)
-    engine_search_ = engine::find_engine(options_.engine_path, engine::torch_engine_file_name());
+  if (!engine_search_) {
+    if (!options_.engine_path.empty() && !options_.python_path.empty()) {
+      throw UsageError("--engine and --python both name the engine: give one");
+    }
+    engine_search_ = engine::find_any_engine(options_.engine_path, options_.python_path);
+    const engine::EngineSearch& s = *engine_search_;
+    if (!options_.imports.empty() && !s.path.empty() && s.kind != EngineHostKind::python) {
+      throw UsageError(fmt::format(
+          "--import {} needs the Python engine (a plugin module exists only in Python): add --python PATH "
+          "(an interpreter with the accel_doctor package); the engine found is {}",
+          options_.imports.front(), s.path));
+    }
+    std::string modules;
+    for (const auto& m : options_.imports) modules += (modules.empty() ? "" : ",") + m;
+    platform::set_environment_variable(engine::kPythonImportEnv, modules);
+    // Say which engine measures when it is not the one beside accel-doctor.
+    if (!s.path.empty() && s.kind == EngineHostKind::python && options_.python_path.empty() &&
+        !options_.quiet) {
+      std::cerr << "accel-doctor: using the Python engine " << s.path
+                << " (accel_doctor package); not found: ";
+      for (std::size_t i = 0; i < s.not_found.size(); ++i) std::cerr << (i ? "; " : "") << s.not_found[i];
+      std::cerr << "\n";
+    }
+  }
   return *engine_search_;
 }
 
@@ -73,7 +99,7 @@ engine::Engine& App::engine() {
   if (!engine_) {
     const engine::EngineSearch& found = engine_search();
     if (found.path.empty()) throw UsageError(engine::engine_missing_message(found));
-    engine_ = std::make_unique<engine::ProcessEngine>(found.path, &kb());
+    engine_ = std::make_unique<engine::ProcessEngine>(found.command, &kb());
   }
   return *engine_;
 }
@@ -91,6 +117,13 @@ Environment& App::environment() {
       } catch (const engine::EngineError& e) {
         absent = {EngineAbsence::Kind::failed, std::string("the torch engine could not say: ") + e.what()};
       }
+    }
+    if (from_engine) {
+      // The engine says who hosts it (native or Python, the interpreter,
+      // the plugins); the front end adds how it was started and what it
+      // looked for first.
+      from_engine->torch.host.command = engine_search().command;
+      from_engine->torch.host.not_found = engine_search().not_found;
     }
     env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, absent);
     clear_status();

@@ -40,6 +40,8 @@ struct GlobalOptions {
   bool redact = false;          ///< --redact: no host, user, home path, serial or address in any output
   std::string engine_path;      ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
   int repeat = 1;               ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
+  std::string python_path;      ///< --python PATH: that interpreter's accel_doctor package is the engine
+  std::vector<std::string> imports;  ///< --import MODULE: imported by the Python engine first (plugins)
 };
 
 /// A usage or set-up error: printed as is, exit code 2.

@@ -34,6 +34,14 @@ int main(int argc, char** argv) {
                  "write the Chrome/Perfetto trace of the run to FILE (torch with Kineto)");
   cli.add_option("--engine", g.engine_path,
                  "the torch engine (accel-doctor-torch) that measures; default: the one beside accel-doctor");
+  cli.add_option(
+      "--python", g.python_path,
+      "measure with the torch of this Python interpreter (its accel_doctor package: pip install .); "
+      "default: the engine beside accel-doctor, else python3/python on PATH with accel_doctor");
+  cli.add_option(
+      "--import", g.imports,
+      "Python engine: import MODULE first (a plugin that registers a device, e.g. torch_directml); "
+      "repeatable");
   cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
   cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
   cli.add_flag(
@@ -207,7 +215,8 @@ int main(int argc, char** argv) {
   // Subcommand help lists only its own options: say where the global ones are.
   for (auto* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
     sub->footer(
-        "Global options (before or after the command): --device, --engine PATH, --json FILE, --html FILE, "
+        "Global options (before or after the command): --device, --engine PATH, --python PATH, --import "
+        "MODULE, --json FILE, --html FILE, "
         "--format "
         "text|md|jsonl, --trace FILE, --repeat N, --quiet, --no-color, --redact; "
         "`accel-doctor --help` explains them.");

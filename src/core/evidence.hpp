@@ -209,6 +209,33 @@ struct BlasInfo {
   NotCollected not_collected;
 };
 
+/// A Python module the Python-hosted engine imported before measuring
+/// (`--import MODULE`, or `torch_directml` for `--device dml`): plugins that
+/// register devices (PrivateUse1 backends, Intel's XPU extension).
+struct PluginModule {
+  std::string module;   ///< "torch_directml"
+  std::string version;  ///< its __version__, when it has one
+  std::string error;    ///< why the import failed (empty: imported)
+};
+
+/// Which program hosted the torch engine that measured.
+enum class EngineHostKind {
+  native,  ///< the accel-doctor-torch executable, linked to a libtorch at build time
+  python,  ///< the accel_doctor Python package's extension module, inside the user's interpreter
+};
+
+struct EngineHost {
+  EngineHostKind kind = EngineHostKind::native;
+  std::string python_executable;     ///< sys.executable (kind python)
+  std::string python_version;        ///< "3.11.2"
+  std::string torch_python_version;  ///< torch.__version__ as Python sees it ("2.11.0+cu130")
+  std::vector<PluginModule> plugins;
+  /// The engine command line the front end ran, and where it looked first
+  /// (filled by the front end: "no accel-doctor-torch beside accel-doctor").
+  std::vector<std::string> command;
+  std::vector<std::string> not_found;
+};
+
 struct TorchInfo {
   std::string version;  ///< "2.11.0"
   std::string source;   ///< how the build found it (Python torch, system libtorch)
@@ -226,6 +253,7 @@ struct TorchInfo {
   std::optional<int> intra_op_threads;
   std::optional<int> inter_op_threads;
   std::map<std::string, bool> features;  ///< "sdpa", "kineto", "flash_attention", ...
+  EngineHost host;                       ///< the engine program (native or Python) that measured
   NotCollected not_collected;
 };
 
@@ -446,10 +474,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, 
                                                 cpu_governor, affinity_cpus, affinity_list, cpu_quota_cpus,
                                                 memory_limit_bytes, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence, not_collected)
+NLOHMANN_JSON_SERIALIZE_ENUM(EngineHostKind,
+                             {{EngineHostKind::native, "native"}, {EngineHostKind::python, "python"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginModule, module, version, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EngineHost, kind, python_executable, python_version,
+                                                torch_python_version, plugins, command, not_found)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, backend, cxx11_abi, config, build,
                                                 cuda_version, hip_version, cudnn_version, miopen_version,
                                                 openmp, cpu_capability, arch_list, intra_op_threads,
-                                                inter_op_threads, features, not_collected)
+                                                inter_op_threads, features, host, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, id, index, type, name, vendor, arch,
                                                 total_memory_bytes, multiprocessors, integrated,
                                                 arch_in_build, pci_bus_id, not_collected)

@@ -65,12 +65,29 @@ Result failed_result(const ItemInfo& item, const std::string& device, Status sta
   return r;
 }
 
+namespace {
+std::vector<std::string>& configured_worker_command() {
+  static std::vector<std::string> argv;
+  return argv;
+}
+}  // namespace
+
+std::vector<std::string> worker_command() {
+  if (!configured_worker_command().empty()) return configured_worker_command();
+  const std::string exe = platform::self_executable_path();
+  if (exe.empty()) return {};
+  return {exe, "__worker"};
+}
+
+void set_worker_command(std::vector<std::string> argv) { configured_worker_command() = std::move(argv); }
+
 std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const IsolationOptions& options,
                                  const RunCallbacks& cb) {
   using namespace std::chrono;
   const KnowledgeBase* kb = options.kb;
-  const std::string exe = platform::self_executable_path();
-  if (exe.empty()) throw platform::SubprocessError("cannot find this program's own path to start a worker");
+  const std::vector<std::string> argv =
+      options.worker_command.empty() ? worker_command() : options.worker_command;
+  if (argv.empty()) throw platform::SubprocessError("cannot find this program's own path to start a worker");
   std::vector<Result> results;
   std::size_t next = 0;  // first item without a result
   int start_failures = 0;
@@ -105,7 +122,7 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
     job["keys"] = json::array();
     for (std::size_t i = next; i < items.size(); ++i) job["keys"].push_back(items[i].key);
     ++workers;
-    platform::Subprocess worker = platform::Subprocess::spawn({exe, "__worker"});
+    platform::Subprocess worker = platform::Subprocess::spawn(argv);
     worker.write_stdin_and_close(job.dump() + "\n");
 
     std::optional<std::size_t> current;  // index of the running item

@@ -1,5 +1,6 @@
 // Runs the items of a suite (operator checks, benchmarks, workloads) in a
-// worker process: the engine started again as `<engine> __worker`, fed
+// worker process: the engine started again as `<engine> __worker` (an
+// engine hosted by Python: `<python> -m accel_doctor.worker`), fed
 // a job on stdin, streaming one JSON event per line on stdout. A worker that
 // dies makes its current item `crashed`; one that passes the item's time
 // limit is killed and the item is `hung`; a new worker continues with the
@@ -56,7 +57,22 @@ struct IsolationOptions {
   /// cannot read its own figure and never retires).
   double retire_anon_bytes = 0;
   std::size_t retire_min_items = 8;  ///< items a worker runs before it may retire
+  /// The argv that starts a worker; empty: worker_command() (the process-wide
+  /// setting). Tests name a fake worker here.
+  std::vector<std::string> worker_command;
 };
+
+/// The argv that starts a worker of this engine: what set_worker_command()
+/// set, else `[<this executable>, "__worker"]` (the native engine, which is
+/// its own worker). Empty when neither is known (this program cannot find
+/// its own path).
+std::vector<std::string> worker_command();
+
+/// Sets the worker command for the whole process. An engine hosted inside a
+/// Python interpreter (python/accel_doctor) is not an executable of its own:
+/// its workers are `[sys.executable, "-m", "accel_doctor.worker"]`. An empty
+/// argv restores the default.
+void set_worker_command(std::vector<std::string> argv);
 
 /// Runs `items` in worker processes. Throws platform::SubprocessError when
 /// no worker can be started at all (the caller may run in-process instead).

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "engine_api/python_engine.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/subprocess.hpp"
 
@@ -32,9 +33,12 @@ std::string last_lines(const std::string& text, std::size_t n) {
 /// A running `<engine> serve` that has sent its hello.
 class Session {
  public:
-  Session(const std::string& path, const json& request) {
+  Session(const std::vector<std::string>& command, const json& request) {
+    const std::string path = command.empty() ? std::string() : command.front();
+    std::vector<std::string> argv = command;
+    argv.push_back("serve");
     try {
-      proc_.emplace(platform::Subprocess::spawn({path, "serve"}, 64 * 1024, platform::ChildStderr::tee));
+      proc_.emplace(platform::Subprocess::spawn(argv, 64 * 1024, platform::ChildStderr::tee));
     } catch (const platform::SubprocessError& e) {
       throw EngineError(fmt::format("cannot start the engine {}: {}", path, e.what()));
     }
@@ -167,15 +171,58 @@ std::string engine_missing_message(const EngineSearch& search) {
   return fmt::format(
       "no torch engine: {}. Looked at:{}\nMeasurements (ops, bench, llm, train) run in the torch engine, "
       "accel-doctor-torch, built beside accel-doctor by `make doctor` (or `cmake --build build --target "
-      "accel-doctor-torch`); or name one with --engine PATH.",
+      "accel-doctor-torch`); or name one with --engine PATH; or use the torch of a Python environment: "
+      "`python -m pip install --no-build-isolation .` from an accel-doctor clone, then --python PATH.",
       search.why_not, looked.empty() ? "\n  (nowhere)" : looked);
 }
 
-ProcessEngine::ProcessEngine(std::string path, const KnowledgeBase* kb) : path_(std::move(path)), kb_(kb) {}
+ProcessEngine::ProcessEngine(std::string path, const KnowledgeBase* kb)
+    : path_(path), command_{std::move(path)}, kb_(kb) {}
+
+ProcessEngine::ProcessEngine(std::vector<std::string> command, const KnowledgeBase* kb)
+    : path_(command.empty() ? std::string() : command.front()), command_(std::move(command)), kb_(kb) {}
+
+EngineSearch find_any_engine(const std::string& explicit_engine, const std::string& explicit_python) {
+  if (!explicit_python.empty()) {
+    EngineSearch s;
+    s.kind = EngineHostKind::python;
+    s.looked_at.push_back(explicit_python);
+    const PythonProbe probe = probe_python_engine(explicit_python);
+    if (probe.usable) {
+      s.path = probe.executable;
+      s.command = python_engine_command(probe.executable);
+    } else {
+      s.why_not = fmt::format("--python {}: {}", explicit_python, probe.why_not);
+    }
+    return s;
+  }
+  EngineSearch s = find_engine(explicit_engine, torch_engine_file_name());
+  if (!s.path.empty()) {
+    s.command = {s.path};
+    return s;
+  }
+  if (!explicit_engine.empty()) return s;  // named: no fallback
+  s.not_found.push_back(s.why_not);
+  for (const char* name : {"python3", "python"}) {
+    const PythonProbe probe = probe_python_engine(name);
+    s.looked_at.push_back(fmt::format("{} on PATH (accel_doctor package)", name));
+    if (probe.usable) {
+      s.kind = EngineHostKind::python;
+      s.path = probe.executable;
+      s.command = python_engine_command(probe.executable);
+      s.why_not.clear();
+      return s;
+    }
+    s.not_found.push_back(fmt::format("{}: {}", name, probe.why_not));
+  }
+  s.why_not.clear();
+  for (const auto& line : s.not_found) s.why_not += (s.why_not.empty() ? "" : "; ") + line;
+  return s;
+}
 
 json ProcessEngine::call(EngineRequest request, const json& options, const char* reply_event,
                          double timeout_s) {
-  Session s(path_,
+  Session s(command_,
             {{"protocol", kEngineProtocolVersion}, {"request", request_name(request)}, {"options", options}});
   const std::string waiting = fmt::format("its answer to '{}'", request_name(request));
   const json j = s.next(to_ms(timeout_s), waiting.c_str());
@@ -192,10 +239,10 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
                                        const std::string& device, const MachineContext& machine,
                                        const RunCallbacks& cb) {
   if (platform::interrupted()) return {};  // Ctrl-C came before this run: nothing to start
-  Session s(path_, {{"protocol", kEngineProtocolVersion},
-                    {"request", request_name(EngineRequest::run)},
-                    {"suite", suite_name(suite)},
-                    {"options", options}});
+  Session s(command_, {{"protocol", kEngineProtocolVersion},
+                       {"request", request_name(EngineRequest::run)},
+                       {"suite", suite_name(suite)},
+                       {"options", options}});
   std::vector<Result> streamed;
   std::vector<ItemInfo> planned;
   std::optional<ItemInfo> current;

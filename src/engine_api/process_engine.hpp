@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/evidence.hpp"
 #include "core/kb.hpp"
 #include "engine_api/engine.hpp"
 #include "engine_api/engine_protocol.hpp"
@@ -18,9 +19,16 @@ namespace accel::engine {
 
 /// Where the front end looked for an engine and what it found.
 struct EngineSearch {
-  std::string path;                    ///< the engine to run; empty when none was found
+  std::string path;  ///< the engine to run (the interpreter for kind python); empty when none was found
   std::vector<std::string> looked_at;  ///< every path tried, in order
   std::string why_not;                 ///< when `path` is empty: why (for the user)
+  EngineHostKind kind = EngineHostKind::native;
+  /// The argv before "serve": `[path]` for a native engine,
+  /// `[python, -m, accel_doctor.engine]` for the Python one.
+  std::vector<std::string> command;
+  /// What was tried and not used, one line each ("no accel-doctor-torch
+  /// beside accel-doctor", "python3: no accel_doctor package").
+  std::vector<std::string> not_found;
 };
 
 /// The torch engine's file name on this OS ("accel-doctor-torch", ".exe" on Windows).
@@ -34,10 +42,18 @@ EngineSearch find_engine(const std::string& explicit_path, const std::string& fi
 /// what was looked for and how to build or name one.
 std::string engine_missing_message(const EngineSearch& search);
 
+/// The whole search of the front end: `--python PATH` given: that
+/// interpreter only; `--engine PATH` given: that executable only (both: the
+/// caller refuses); otherwise the native engine beside this executable, then
+/// python3 and python on PATH with the accel_doctor package. Never throws.
+EngineSearch find_any_engine(const std::string& explicit_engine, const std::string& explicit_python);
+
 class ProcessEngine final : public Engine {
  public:
   /// `kb` (may be null) names the cause of an engine that dies mid-run.
   ProcessEngine(std::string path, const KnowledgeBase* kb);
+  /// `command`: the argv before "serve" (EngineSearch::command).
+  ProcessEngine(std::vector<std::string> command, const KnowledgeBase* kb);
 
   EngineEnvironment environment() override;
   std::vector<CheckInfo> list_checks(const OpsOptions& options) override;
@@ -60,6 +76,7 @@ class ProcessEngine final : public Engine {
                           const RunCallbacks& callbacks);
 
   std::string path_;
+  std::vector<std::string> command_;
   const KnowledgeBase* kb_;
 };
 

@@ -9,6 +9,11 @@ namespace accel::platform {
 /// This process's id (getpid; Windows: GetCurrentProcessId).
 unsigned long process_id();
 
+/// Sets an environment variable of this process (inherited by the children
+/// it starts from then on); an empty value removes it. False when the OS
+/// refuses (setenv / _putenv_s).
+bool set_environment_variable(const std::string& name, const std::string& value);
+
 /// Keeps standard output for a protocol: returns a stream on a private copy
 /// of it and points descriptor 1 at standard error, so whatever else prints
 /// to standard output (torch, vendor libraries) cannot corrupt the protocol

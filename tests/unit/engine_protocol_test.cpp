@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine_api/engine_protocol.hpp"
+#include "engine_api/isolation.hpp"
 #include "engine_api/process_engine.hpp"
 #include "engine_api/serve.hpp"
 
@@ -326,3 +327,53 @@ TEST_F(FakeEngineScript, AnEngineThatFailsBetweenItemsKeepsTheResults) {
   EXPECT_EQ(results[0].status, Status::ok);
 }
 #endif  // !_WIN32
+
+#if !defined(_WIN32)
+// The worker seam (isolation.hpp): a Python-hosted engine starts its workers
+// as `<python> -m accel_doctor.worker`, not as itself. A fake worker with
+// extra arguments stands in for that command line.
+TEST_F(FakeEngineScript, WorkersStartWithTheConfiguredCommand) {
+  const std::string worker = write(
+      "worker.sh",
+      "[ \"$1\" = \"-m\" ] && [ \"$2\" = \"accel_doctor.worker\" ] || { echo \"argv: $*\" >&2; exit 9; }\n"
+      R"(echo '{"event": "ready", "info": {}}')"
+      "\n"
+      R"(echo '{"event": "start", "key": "ops/a/b/fp32"}')"
+      "\n"
+      R"(echo '{"event": "result", "result": {"key": "ops/a/b/fp32", "status": "ok"}}')"
+      "\n"
+      R"(echo '{"event": "done"}')"
+      "\n");
+  ItemInfo item;
+  item.key = "ops/a/b/fp32";
+  item.kind = "check";
+  IsolationOptions iso;
+  iso.suite = "ops";
+  iso.item_timeout_s = 30;
+
+  // Per run: the options name the command.
+  iso.worker_command = {worker, "-m", "accel_doctor.worker"};
+  auto results = run_isolated({item}, iso, {});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::ok) << results[0].reason;
+
+  // Process-wide: what an embedding engine sets once.
+  iso.worker_command.clear();
+  set_worker_command({worker, "-m", "accel_doctor.worker"});
+  EXPECT_EQ(worker_command().at(1), "-m");
+  results = run_isolated({item}, iso, {});
+  set_worker_command({});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::ok) << results[0].reason;
+
+  // The default is this executable itself with `__worker`.
+  ASSERT_EQ(worker_command().size(), 2u);
+  EXPECT_EQ(worker_command()[1], "__worker");
+
+  // A wrong command line is the worker's failure, blamed on the item.
+  iso.worker_command = {worker, "__worker"};
+  results = run_isolated({item}, iso, {});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::crashed);
+}
+#endif

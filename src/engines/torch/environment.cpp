@@ -9,6 +9,7 @@
 #include "core/machine_context.hpp"
 #include "core/torch_config.hpp"
 #include "engines/torch/backend/backend.hpp"
+#include "engines/torch/host.hpp"
 #include "engines/torch/torch_util.hpp"
 #include "platform/probes.hpp"
 
@@ -22,6 +23,7 @@ TorchInfo collect_torch_info() {
   TorchInfo t;
   t.version = TORCH_VERSION;
   t.source = ACCEL_TORCH_SOURCE;
+  t.host = engine_host();
   if (const auto* b = accelerator_backend()) {
     t.backend = b->name();
   } else {

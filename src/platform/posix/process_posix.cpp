@@ -1,6 +1,8 @@
 // This process on POSIX systems: its id, its standard output, directories,
 // its environment, and the vendor library file names (detail.hpp's OS seams).
 #include <unistd.h>
+
+#include <cstdlib>
 #if defined(__APPLE__)
 #include <crt_externs.h>
 #endif
@@ -15,6 +17,11 @@ extern char** environ;  // unistd.h declares it only with _GNU_SOURCE on some sy
 namespace accel::platform {
 
 unsigned long process_id() { return static_cast<unsigned long>(getpid()); }
+
+bool set_environment_variable(const std::string& name, const std::string& value) {
+  if (value.empty()) return unsetenv(name.c_str()) == 0;
+  return setenv(name.c_str(), value.c_str(), 1) == 0;
+}
 
 std::FILE* take_stdout_for_protocol() {
   std::fflush(stdout);

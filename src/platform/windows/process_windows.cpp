@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <io.h>
 
+#include <cstdlib>
+
 #include "platform/detail.hpp"
 #include "platform/process.hpp"
 #include "platform/windows/win_util.hpp"
@@ -11,6 +13,11 @@
 namespace accel::platform {
 
 unsigned long process_id() { return static_cast<unsigned long>(GetCurrentProcessId()); }
+
+bool set_environment_variable(const std::string& name, const std::string& value) {
+  // _putenv_s with an empty value removes the variable.
+  return _putenv_s(name.c_str(), value.c_str()) == 0;
+}
 
 std::FILE* take_stdout_for_protocol() {
   std::fflush(stdout);

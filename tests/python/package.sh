@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The Python package end to end (issue 14; docs/python.md), run by `make test`
+# after ctest: a venv with the system's site packages (so Debian's
+# python3-torch is its torch), `pip install --no-build-isolation .` offline,
+# then accel-doctor measuring through the Python-hosted engine:
+#   1. python -m accel_doctor ops --quick --device cpu --filter F: results,
+#      and the report names the Python engine, the venv's interpreter, torch;
+#   2. the front end alone (no engine beside it) finds python on PATH with
+#      the package and says so;
+#   3. --import: a module that fails to import is recorded in the report,
+#      and --import with the native engine is a set-up error (exit 2).
+# usage: tests/python/package.sh BUILD_DIR [OUT_DIR]
+# BUILD_DIR is a configured torch build (make build): pip builds the
+# extension module in it (ACCEL_DOCTOR_BUILD_DIR), so only the module's own
+# file compiles. PYTHON: the interpreter with torch (default: the first of
+# /usr/bin/python3, python3 that imports torch).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+source "$root/tests/e2e/lib/common.sh"
+on_error_explain
+
+build=$(cd "${1:?usage: package.sh BUILD_DIR [OUT_DIR]}" && pwd)
+out=${2:-$build/python-package-test}
+rm -rf "$out"; mkdir -p "$out"
+start=$(date +%s)
+
+if [ -z "${PYTHON:-}" ]; then
+  for p in /usr/bin/python3 python3 python; do
+    if command -v "$p" >/dev/null && "$p" -c 'import torch' 2>/dev/null; then PYTHON=$(command -v "$p"); break; fi
+  done
+fi
+[ -n "${PYTHON:-}" ] || { echo "FAIL: no python3 that imports torch (scripts/setup.sh installs python3-torch)" >&2; exit 1; }
+
+venv=$build/py-venv
+rm -rf "$venv"
+"$PYTHON" -m venv --system-site-packages "$venv"
+py=$venv/bin/python
+(cd "$root" && ACCEL_DOCTOR_BUILD_DIR="$build" CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-2}" \
+   "$py" -m pip install --no-build-isolation --no-deps --no-index --no-cache-dir . > "$out/pip.log" 2>&1) ||
+  { echo "FAIL: pip install (last lines of $out/pip.log):" >&2; tail -n 40 "$out/pip.log" >&2; exit 1; }
+echo "pip install: $(( $(date +%s) - start )) s"
+# The source tree stays clean: setuptools' folders are ignored, nothing else appears.
+[ -z "$(cd "$root" && git status --porcelain --ignored=no 2>/dev/null | grep -v '^ M\|^M \|^A ' || true)" ] ||
+  { echo "FAIL: pip install left files in the source tree:" >&2; (cd "$root" && git status --porcelain) >&2; exit 1; }
+
+check_report() {  # check_report JSON: python engine, this venv, torch, results present
+  "$py" - "$1" "$py" <<'PY'
+import json, os, sys
+report = json.load(open(sys.argv[1]))
+host = report["context"]["environment"]["torch"].get("host", {})
+errors = []
+if host.get("kind") != "python": errors.append("host.kind is %r, not python" % host.get("kind"))
+if os.path.realpath(host.get("python_executable", "")) != os.path.realpath(sys.argv[2]) and \
+   host.get("python_executable") != sys.argv[2]:
+    errors.append("python_executable %r is not the venv's %r" % (host.get("python_executable"), sys.argv[2]))
+if not host.get("python_version"): errors.append("no python_version")
+if not host.get("torch_python_version"): errors.append("no torch_python_version")
+if host.get("command", [])[1:] != ["-m", "accel_doctor.engine"]: errors.append("command %r" % host.get("command"))
+results = report["results"]
+if not results: errors.append("no results")
+bad = [r["key"] + ": " + r["status"] for r in results if r["status"] not in ("ok",)]
+if bad: errors.append("not ok: " + ", ".join(bad))
+if any(r.get("device") != "cpu" for r in results): errors.append("a result not on cpu")
+if errors:
+    print("FAIL: " + "; ".join(errors)); sys.exit(1)
+print("%d results ok through the Python engine (python %s, torch %s)" %
+      (len(results), host["python_version"], host["torch_python_version"]))
+PY
+}
+
+filter=${ACCEL_PY_TEST_FILTER:-matmul}
+# 1. python -m accel_doctor: the front end shipped in the package, this venv as engine.
+run_doctor 0 "$out/module" "$py" -m accel_doctor --json "$out/module.json" ops --quick --device cpu --filter "$filter"
+check_report "$out/module.json"
+
+# 2. The front end with no engine beside it finds the venv's python on PATH.
+mkdir -p "$out/alone"
+cp "$build/accel-doctor" "$out/alone/"
+cp -r "$root/kb" "$out/alone/kb"
+PATH="$venv/bin:$PATH" run_doctor 0 "$out/fallback" "$out/alone/accel-doctor" --json "$out/fallback.json" \
+  ops --quick --device cpu --filter "$filter"
+grep -q "using the Python engine $venv/bin/python" "$out/fallback.err" ||
+  grep -q "using the Python engine .*python" "$out/fallback.err" ||
+  { echo "FAIL: the front end did not say it used the Python engine:" >&2; cat "$out/fallback.err" >&2; exit 1; }
+grep -q "no accel-doctor-torch beside accel-doctor" "$out/fallback.err" ||
+  { echo "FAIL: the front end did not say which engine it did not find" >&2; cat "$out/fallback.err" >&2; exit 1; }
+check_report "$out/fallback.json"
+
+# 3. --import: a plugin that fails to import is in the report with its error.
+run_doctor 1 "$out/import" "$build/accel-doctor" --python "$py" --import accel_doctor_no_such_plugin \
+  --json "$out/import.json" env
+"$py" - "$out/import.json" <<'PY'
+import json, sys
+host = json.load(open(sys.argv[1]))["context"]["environment"]["torch"]["host"]
+plugins = host.get("plugins", [])
+assert plugins and plugins[0]["module"] == "accel_doctor_no_such_plugin", plugins
+assert "ModuleNotFoundError" in plugins[0]["error"], plugins
+print("plugin import failure recorded: " + plugins[0]["error"])
+PY
+rc=0
+"$build/accel-doctor" --import torch_directml ops --list > "$out/native_import.txt" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "needs the Python engine" "$out/native_import.txt" ||
+  { echo "FAIL: --import with the native engine: exit $rc" >&2; cat "$out/native_import.txt" >&2; exit 1; }
+
+echo "python package test: passed in $(( $(date +%s) - start )) s"
