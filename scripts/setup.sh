@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what accel-doctor needs to build (and, with `test`, to run its
-# tests) from the distribution's packages. Never downloads anything else.
+# tests) from the distribution's packages. With `test` it also fetches ONNX
+# Runtime's libraries from npm (scripts/fetch_onnxruntime.sh) into a cache
+# folder outside the repository; nothing else is downloaded.
 #   scripts/setup.sh          build dependencies
 #   scripts/setup.sh test     build + test dependencies
 set -euo pipefail
@@ -27,6 +29,12 @@ if [ "$mode" = "test" ]; then
   need+=(python3-torch python3-venv python3-pip python3-setuptools python3-dev pybind11-dev)
 fi
 
+fetch_test_runtimes() {
+  if [ "$mode" = "test" ]; then
+    echo "setup: ONNX Runtime for the tests in $("$(dirname "$0")/fetch_onnxruntime.sh")"
+  fi
+}
+
 # Torch: a Python torch that imports (a GPU user's CUDA/ROCm build) is used as
 # is; otherwise Debian's libtorch-dev (torch 1.13, CPU). Torch_DIR overrides.
 if [ -n "${Torch_DIR:-}" ]; then
@@ -52,6 +60,7 @@ for p in "${need[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all dependencies present"
+  fetch_test_runtimes
   exit 0
 fi
 
@@ -66,3 +75,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq || echo "setup: apt-get update failed; trying the cached package lists" >&2
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fetch_test_runtimes
