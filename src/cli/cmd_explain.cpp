@@ -264,13 +264,15 @@ int cmd_explain(App& app, const ExplainArgs& args) {
 
   if (args.json) {
     // Asked for explicitly: printed even with --quiet.
-    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) + "\n")
+    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) +
+                           "\n")
               << std::flush;
   } else {
     app.out(render_human(result, source, kb, app.style_stdout()));
   }
   if (!app.options().json_path.empty()) {  // the global --json FILE also saves the JSON form
-    const std::string text = app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) + "\n");
+    const std::string text =
+        app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) + "\n");
     if (app.options().json_path == "-") {
       if (!args.json) std::cout << text;
     } else {

@@ -101,7 +101,7 @@ Tri tri_from(const std::optional<bool>& b) { return b ? tri(*b) : Tri::U; }
 // not reuse them (a capture would otherwise shadow the machine's facts).
 const std::set<std::string>& fact_names() {
   static const std::set<std::string> names = {
-      "gfx",        "sm",     "cc",      "driver",        "driver_cuda",   "os", "gpu", "torch_cuda",
+      "gfx",        "sm",     "cc",      "driver",        "driver_cuda",    "os",    "gpu", "torch_cuda",
       "torch_rocm", "vendor", "backend", "torch_version", "cpu_only_torch", "python"};
   return names;
 }
@@ -547,6 +547,10 @@ std::string driver_max_cuda(const KbData& kb, const MachineFacts& f) {
     if (need.empty() || compare_versions(f.driver, need) < 0) continue;
     if (best.empty() || compare_versions(d.cuda, best) > 0) best = d.cuda;
   }
+  // From CUDA 11.1 on, one driver runs every minor version of its major
+  // (NVIDIA's minor-version compatibility): 11.1 -> any 11.x.
+  if (!best.empty() && compare_versions(best, "11.1") >= 0)
+    best = fmt::format("{}.99", parse_version(best)[0]);
   return best;
 }
 
@@ -1204,9 +1208,10 @@ std::string render(std::string_view text, const EvalContext& c) {
       const auto fit = c.kb.tables.newest_fit(f, driver_max_cuda(c.kb, f));
       if (!fit) return {};
       if (name == "wheel_fit_variant") return fit->variant;
-      return fmt::format("torch {} with the {} wheels (pip install torch torchvision torchaudio --index-url "
-                         "https://download.pytorch.org/whl/{})",
-                         fit->torch, fit->variant, fit->variant);
+      return fmt::format(
+          "torch {} with the {} wheels (pip install torch torchvision torchaudio --index-url "
+          "https://download.pytorch.org/whl/{})",
+          fit->torch, fit->variant, fit->variant);
     }
     if (name == "python") return f.python;
     if (name == "python_torch") return f.python.empty() ? "" : c.kb.tables.releases_for_python(f.python);

@@ -27,7 +27,8 @@ void check_archs(const std::vector<std::string>& archs, const std::string& where
 
 void check_versions(const std::vector<std::string>& vs, const std::string& where, const char* what) {
   for (const auto& v : vs) {
-    if (parse_version(v).size() < 2) throw KbError(fmt::format("{}: '{}' is not a {} version", where, v, what));
+    if (parse_version(v).size() < 2)
+      throw KbError(fmt::format("{}: '{}' is not a {} version", where, v, what));
   }
 }
 
@@ -107,7 +108,8 @@ WheelTables WheelTables::load(const json& doc, const std::string& file) {
         if (fam.source.empty()) throw KbError(where + ": needs 'source'");
         check_archs(fam.targets, where, true);
         for (const auto& pl : fam.platforms) {
-          if (pl != "linux" && pl != "windows") throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
+          if (pl != "linux" && pl != "windows")
+            throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
         }
         t.therock.push_back(std::move(fam));
       }
@@ -179,8 +181,11 @@ std::optional<WheelFit> WheelTables::newest_fit(const MachineFacts& f, const std
       best = &w;
       continue;
     }
+    // The newest release; within it the lowest CUDA variant that runs, which
+    // the most drivers can run (cu128, not cu129, for an sm_120 GPU).
     const int by_torch = compare_versions(w.torch, best->torch);
-    if (by_torch > 0 || (by_torch == 0 && compare_versions(cuda, cuda_of_variant(best->variant)) > 0)) best = &w;
+    if (by_torch > 0 || (by_torch == 0 && compare_versions(cuda, cuda_of_variant(best->variant)) < 0))
+      best = &w;
   }
   if (!best) return std::nullopt;
   return WheelFit{best->torch, best->variant};

@@ -75,10 +75,10 @@ struct WheelTables {
   /// (WSL counts as Linux; any OS when unknown), nullptr when none does.
   /// `*known` is false when the exact gfx target is not known.
   const TherockFamily* therock_family_for(const MachineFacts& f, bool* known) const;
-  /// The newest torch release and CUDA variant whose wheel runs on the
-  /// NVIDIA GPU (f.sm) on this OS and needs no newer CUDA than `max_cuda`
-  /// ("" = no limit, e.g. the driver is unknown). nullopt when no table row
-  /// fits or the sm is unknown.
+  /// The newest torch release whose wheels run on the NVIDIA GPU (f.sm) on
+  /// this OS, and its lowest CUDA variant that does (the one the most drivers
+  /// run), needing no newer CUDA than `max_cuda` ("" = no limit, the driver is
+  /// unknown). nullopt when no table row fits or the sm is unknown.
   std::optional<WheelFit> newest_fit(const MachineFacts& f, const std::string& max_cuda) const;
   /// The releases whose matrix lists Python `python` ("3.13"): "2.6, 2.7,
   /// 2.8"; "" when none does or the table is empty.

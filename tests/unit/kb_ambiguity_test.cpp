@@ -51,7 +51,8 @@ TEST(KbAmbiguity, EvidenceInTheLogRanksItsPossibilityFirst) {
   ASSERT_FALSE(a->fixes.empty());
   EXPECT_FALSE(contains_ci(a->fixes.front().when, "CPU-only")) << a->fixes.front().when;
 
-  const auto cpu = repo_kb().explain("torch 2.4.0+cpu\ntorch.cuda.is_available() returns False\n", MachineContext{});
+  const auto cpu = repo_kb().explain(
+      "torch                     2.4.0+cpu\ntorch.cuda.is_available() returns False\n", MachineContext{});
   const Diagnosis* b = find_id(cpu, "cuda_not_available");
   ASSERT_NE(b, nullptr);
   ASSERT_TRUE(b->context_needed);  // still a list: the GPU's vendor is not known

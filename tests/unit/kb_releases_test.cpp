@@ -31,11 +31,12 @@ std::vector<Diagnosis> on(const std::string& arch, const std::string& os, const 
 
 TEST(KbReleases, TheWheelRowOfTheMachinesOsDecides) {
   // torch 2.4's cu118 wheels: Linux has sm_37 .. sm_90 cubins and no PTX,
-  // Windows embeds sm_37 PTX that a newer GPU JIT-compiles. An sm_120 GPU is
-  // therefore left out on Linux only; with no OS known nothing is claimed.
-  EXPECT_TRUE(find_id(on("sm_120", "linux", "torch==2.4.0+cu118\n"), "torch_build_evidence"));
-  EXPECT_FALSE(find_id(on("sm_120", "windows", "torch==2.4.0+cu118\n"), "torch_build_evidence"));
-  EXPECT_FALSE(find_id(on("sm_120", "", "torch==2.4.0+cu118\n"), "torch_build_evidence"));
+  // Windows embeds sm_37 PTX that a newer GPU JIT-compiles. A (hypothetical,
+  // so no other rule speaks) sm_130 GPU is therefore left out on Linux only;
+  // with no OS known the two rows disagree and nothing is claimed.
+  EXPECT_TRUE(find_id(on("sm_130", "linux", "torch==2.4.0+cu118\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find_id(on("sm_130", "windows", "torch==2.4.0+cu118\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find_id(on("sm_130", "", "torch==2.4.0+cu118\n"), "torch_build_evidence"));
 }
 
 TEST(KbReleases, ThePascalGpuOnACu128WheelIsToldTheCu126Wheel) {
@@ -47,7 +48,7 @@ TEST(KbReleases, ThePascalGpuOnACu128WheelIsToldTheCu126Wheel) {
 
 TEST(KbReleases, AnOldDriverSteersTheFitToAnOlderCuda) {
   // Driver 470 runs CUDA 11.x only (NVIDIA's minor-version compatibility):
-  // the newest wheel for an sm_61 GPU it can run is a cu118 one.
+  // the newest wheel for an sm_61 GPU it can run is torch 2.5's cu118.
   MachineContext c;
   c.arch = "sm_61";
   c.os = "linux";
@@ -56,7 +57,7 @@ TEST(KbReleases, AnOldDriverSteersTheFitToAnOlderCuda) {
       repo_kb().explain("torch==2.8.0+cu128\nno kernel image is available for execution on the device\n", c);
   const auto d = find_id(ds, "cuda_no_kernel_image");
   ASSERT_TRUE(d);
-  EXPECT_TRUE(contains_ci(d->fix, "with the cu118 wheels")) << d->fix;
+  EXPECT_TRUE(contains_ci(d->fix, "torch 2.5 with the cu118 wheels")) << d->fix;
 }
 
 TEST(KbReleases, PipWithoutAWheelNamesTheReleasesForThatPython) {
@@ -73,7 +74,8 @@ TEST(KbReleases, PipWithoutAWheelNamesTheReleasesForThatPython) {
 }
 
 TEST(KbReleases, TheTableRefusesRowsWithoutSourceOrWithAnUnknownOs) {
-  const json no_source = json::parse(R"({"torch_wheels": [{"torch": "2.4", "variant": "cu121", "archs": ["sm_80"]}]})");
+  const json no_source =
+      json::parse(R"({"torch_wheels": [{"torch": "2.4", "variant": "cu121", "archs": ["sm_80"]}]})");
   EXPECT_THROW(WheelTables::load(no_source, "wheels.json"), KbError);
   const json bad_os = json::parse(
       R"({"torch_wheels": [{"torch": "2.4", "variant": "cu121", "os": "macos", "archs": ["sm_80"], "source": "x"}]})");
