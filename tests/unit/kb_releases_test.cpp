@@ -46,6 +46,18 @@ TEST(KbReleases, ThePascalGpuOnACu128WheelIsToldTheCu126Wheel) {
   EXPECT_TRUE(contains_ci(d->fix, "download.pytorch.org/whl/cu126")) << d->fix;
 }
 
+TEST(KbReleases, TheRocmWheelsGfxListDecidesForAmdGpus) {
+  // torch 2.3's ROCm wheels: gfx900 ... gfx1100, plus gfx942 from ROCm 6.0.
+  const auto d = find_id(on("gfx1032", "linux", "torch==2.3.1+rocm6.0\n"), "torch_build_evidence");
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(contains_ci(d->cause, "not for gfx1032")) << d->cause;
+  EXPECT_TRUE(contains_ci(d->fix, "HSA_OVERRIDE_GFX_VERSION=10.3.0")) << d->fix;
+  EXPECT_FALSE(contains_ci(d->fix, "cu126")) << "no CUDA advice for an AMD GPU: " << d->fix;
+  EXPECT_FALSE(find_id(on("gfx1030", "linux", "torch==2.3.1+rocm6.0\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find_id(on("gfx942", "linux", "torch==2.3.1+rocm6.0\n"), "torch_build_evidence"));
+  EXPECT_TRUE(find_id(on("gfx942", "linux", "torch==2.3.1+rocm5.7\n"), "torch_build_evidence"));
+}
+
 TEST(KbReleases, AnOldDriverSteersTheFitToAnOlderCuda) {
   // Driver 470 runs CUDA 11.x only (NVIDIA's minor-version compatibility):
   // the newest wheel for an sm_61 GPU it can run is torch 2.5's cu118.
