@@ -60,6 +60,7 @@ std::vector<std::string> site_packages_candidates(const std::string& python_exe,
 
 /// The assignments of torch/version.py: `__version__ = '2.6.0+rocm6.2.4'`,
 /// `hip: Optional[str] = '6.2.41134-65d174c3e'`, `cuda = None` (None is "").
+/// Any package's __init__.py gives its `__version__` the same way.
 struct TorchVersionPy {
   std::string version, cuda, hip;
 };

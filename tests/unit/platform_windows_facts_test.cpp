@@ -94,6 +94,11 @@ TEST(WindowsFacts, TorchVersionPy) {
   EXPECT_EQ(cu.hip, "");
   EXPECT_EQ(parse_torch_version_py("hipster = '1'\ncudaversion = '2'\n").hip, "");
   EXPECT_EQ(parse_torch_version_py("").version, "");
+  // onnxruntime/__init__.py names its version the same way (for wheels whose capi has only the .pyd).
+  EXPECT_EQ(parse_torch_version_py(
+                "\"\"\"ONNX Runtime\"\"\"\n__version__ = \"1.22.0\"\n__author__ = \"Microsoft\"\n")
+                .version,
+            "1.22.0");
 }
 
 TEST(WindowsFacts, DirectmlImportInADll) {

@@ -97,9 +97,18 @@ void look_into(WindowsPython& py, WindowsInfo& w, HMODULE version_dll) {
         w.torch_hip_runtime.push_back(std::move(f));
       }
     }
-    for (auto& f : find_copies(version_dll, "onnxruntime.dll", {{site + "\\onnxruntime\\capi", where}}))
+    // The onnxruntime wheels carry onnxruntime.dll, or only the binding module with ONNX Runtime linked in.
+    const std::string capi = site + "\\onnxruntime\\capi";
+    auto ort = find_copies(version_dll, "onnxruntime.dll", {{capi, where}});
+    if (ort.empty()) ort = find_copies(version_dll, "onnxruntime_pybind11_state.pyd", {{capi, where}});
+    for (auto& f : ort) {
+      if (f.version.empty()) {
+        if (auto init = read_file_w(widen(site + "\\onnxruntime\\__init__.py"), 65536))
+          f.version = detail::parse_torch_version_py(*init).version;  // its __version__ line
+      }
       w.onnxruntime.push_back(std::move(f));
-    for (auto& f : find_copies(version_dll, "DirectML.dll", {{site + "\\onnxruntime\\capi", where}}))
+    }
+    for (auto& f : find_copies(version_dll, "DirectML.dll", {{capi, where}}))
       w.directml.push_back(std::move(f));
   }
   if (py.site_packages.empty())
