@@ -24,6 +24,7 @@ pack() { tar -C /tmp -czf "$OUT/gpu_busy.tar.gz" gpu-busy-r 2>/dev/null; cp "$R/
 trap pack EXIT
 export PATH="$PATH:/usr/local/cuda/bin"
 say() { echo "$*" | tee -a "$R/summary.txt"; }
+START=$(date +%s)
 PY=${PYTHON:-$(command -v python3)}
 
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); host: $(nproc) cores"
@@ -36,7 +37,7 @@ else
   say "note: no .devdeps/root/usr (scripts/device/stage_deps.sh): relying on system packages for CLI11/json/fmt/RE2"
 fi
 
-# 1. Build (Release, no tests): both programs.
+# 1. Build (Release, no tests): both programs (the H200: ~40 s front end, ~30 s engine on 16 cores).
 BUILD=/tmp/build-gpu-busy; rm -rf "$BUILD"
 t0=$(date +%s)
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCEL_BUILD_TESTS=OFF $prefix \
@@ -49,22 +50,26 @@ if [ $rc -ne 0 ]; then grep -E "error|FAILED" "$R/build.txt" | head -30 | tee -a
 BIN=$BUILD/accel-doctor
 export ACCEL_DOCTOR_KB="$PWD/kb" NO_COLOR=1
 
+# The device tool allows 600 s a command: each step gets at most STEP_S (120) and
+# none starts after BUDGET_S (470) since the script began (build included), so the pack step runs.
+STEP_S=${STEP_S:-120}; BUDGET_S=${BUDGET_S:-470}
 # nvidia-smi's own utilisation samples while CMD runs: <name>.nvsmi.csv (timestamp, utilization.gpu %).
 with_smi() {
   local name=$1; shift
+  if [ $(( $(date +%s) - START )) -gt "$BUDGET_S" ]; then say "$name: skipped (over the ${BUDGET_S} s budget)"; return; fi
   nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory --format=csv,noheader,nounits -lms 100 \
     > "$R/$name.nvsmi.csv" 2>/dev/null &
   local smi=$!
   local s e rc=0
   s=$(date +%s.%N)
-  timeout 600 "$@" > "$R/$name.txt" 2> "$R/$name.err" || rc=$?
+  timeout "$STEP_S" "$@" > "$R/$name.txt" 2> "$R/$name.err" || rc=$?
   e=$(date +%s.%N)
   kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
   say "$name: exit $rc in $("$PY" -c "print(f'{$e - $s:.1f}')") s ($*)"
 }
 
 # 2. Where the sampler reads from.
-timeout 300 "$BIN" env --json "$R/env.json" > "$R/env.txt" 2>&1; say "env: exit $?"
+timeout 60 "$BIN" env --json "$R/env.json" > "$R/env.txt" 2>&1; say "env: exit $?"
 # 3. CUDA workloads, sampled.
 with_smi llm "$BIN" --json "$R/llm.json" llm --quick
 with_smi train "$BIN" --json "$R/train.json" train --quick
@@ -72,9 +77,9 @@ with_smi bench "$BIN" --json "$R/bench.json" bench --quick --filter gemm
 # 4. The same LLM run with the sampler off: the sampler's own cost.
 ACCEL_DOCTOR_GPU_BUSY_MS=0 with_smi llm_unsampled "$BIN" --json "$R/llm_unsampled.json" llm --quick
 # 5. The reporters.
-"$BIN" report --from "$R/llm.json" --from "$R/train.json" --format md > "$R/report.md" 2> "$R/report_md.err"
+timeout 60 "$BIN" report --from "$R/llm.json" --from "$R/train.json" --format md > "$R/report.md" 2> "$R/report_md.err"
 say "report --format md: exit $?; GPU busy section: $(grep -c 'GPU busy while measuring' "$R/report.md")"
-"$BIN" report --from "$R/llm.json" --from "$R/train.json" --html "$R/report.html" > /dev/null 2> "$R/report_html.err"
+timeout 60 "$BIN" report --from "$R/llm.json" --from "$R/train.json" --html "$R/report.html" > /dev/null 2> "$R/report_html.err"
 say "report --html: exit $?; section: $(grep -c 'id="gpu-busy"' "$R/report.html" 2>/dev/null)"
 grep -A40 'GPU busy while measuring' "$R/llm.txt" > "$R/llm_terminal_gpu_busy.txt" 2>/dev/null
 
