@@ -82,6 +82,12 @@ say "report --format md: exit $?; GPU busy section: $(grep -c 'GPU busy while me
 timeout 60 "$BIN" report --from "$R/llm.json" --from "$R/train.json" --html "$R/report.html" > /dev/null 2> "$R/report_html.err"
 say "report --html: exit $?; section: $(grep -c 'id="gpu-busy"' "$R/report.html" 2>/dev/null)"
 grep -A40 'GPU busy while measuring' "$R/llm.txt" > "$R/llm_terminal_gpu_busy.txt" 2>/dev/null
+# The rules on what was recorded (measuring commands print no findings themselves).
+for name in llm train bench; do
+  [ -f "$R/$name.json" ] || continue
+  timeout 60 "$BIN" diagnose --from "$R/$name.json" > "$R/$name.diagnose.txt" 2>&1
+  say "diagnose --from $name.json: exit $?; gpu_busy.low: $(grep -c 'The GPU was busy under' "$R/$name.diagnose.txt")"
+done
 
 "$PY" - "$R" <<'PY' | tee -a "$R/summary.txt"
 import csv, json, os, statistics, sys
@@ -133,7 +139,6 @@ for name in ("llm", "train", "bench", "llm_unsampled"):
     smi_txt = (f"nvidia-smi over the whole command: median {statistics.median(s):.0f}%, max {max(s)}%, {len(s)} samples"
                if s else "nvidia-smi: no samples")
     print(f"{name}: {len(busy_medians)} device rows sampled; {smi_txt}")
-    print("  findings:", [f["id"] for f in r.get("findings", [])])
     for line in rows[:60]:
         print(line)
 
