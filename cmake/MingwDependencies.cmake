@@ -8,6 +8,7 @@
 #   RE2            third_party/re2 (a pinned release; Debian ships no RE2 source
 #                  without deb-src, and its libre2.a is a Linux object)
 #   GoogleTest     /usr/src/googletest (package googletest), built here
+#   DXCore         directx-headers-dev's dxcore_interface.h (the interface only)
 # The host headers are staged one folder each under the build dir, so the
 # cross-compiler never sees /usr/include (glibc's headers would mix in).
 # Defines the same targets as the native build's find_package calls.
@@ -23,6 +24,17 @@ endfunction()
 accel_stage_headers(fmt)       # libfmt-dev
 accel_stage_headers(nlohmann)  # nlohmann-json3-dev
 accel_stage_headers(CLI)       # libcli11-dev
+
+# DXCore's interface (directx-headers-dev: /usr/include/directx/dxcore_interface.h),
+# staged alone so its folder's own d3d12.h never shadows mingw-w64's; included
+# as <dxcore_interface.h>, as with the Windows SDK.
+if(NOT EXISTS /usr/include/directx/dxcore_interface.h)
+  message(FATAL_ERROR "/usr/include/directx/dxcore_interface.h not found (scripts/setup.sh test installs directx-headers-dev)")
+endif()
+file(MAKE_DIRECTORY ${_stage}/dxcore)
+file(CREATE_LINK /usr/include/directx/dxcore_interface.h ${_stage}/dxcore/dxcore_interface.h SYMBOLIC)
+add_library(accel_dxcore_headers INTERFACE)
+target_include_directories(accel_dxcore_headers SYSTEM INTERFACE ${_stage}/dxcore)
 
 add_library(accel_fmt STATIC ${CMAKE_SOURCE_DIR}/third_party/fmt/format.cc)
 target_include_directories(accel_fmt SYSTEM PUBLIC ${_stage})

@@ -20,6 +20,9 @@ if [ "$mode" = "test" ]; then
   # GoogleTest's sources to build for it, and Wine to run the tests. Debian 12's
   # wine64 holds the 64-bit loader (/usr/lib/wine/wine64), wine the wine command.
   need+=(g++-mingw-w64-x86-64-posix googletest wine wine64)
+  # DXCore's interface header (dxcore_interface.h) for the Windows probes
+  # (integrated or not, WDDM version; dxcore.dll itself is loaded at run time).
+  need+=(directx-headers-dev)
   # The Vulkan ceiling (docs/vulkan.md): headers and glslc to build it, the
   # loader and Mesa's lavapipe (a CPU Vulkan device) to run its tests.
   need+=(libvulkan-dev glslc libvulkan1 mesa-vulkan-drivers)

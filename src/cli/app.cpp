@@ -13,7 +13,9 @@
 #include "core/report/json_report.hpp"
 #include "core/report/jsonl.hpp"
 #include "core/report/markdown.hpp"
+#include "engine_api/busy_sampled_engine.hpp"
 #include "engine_api/python_engine.hpp"
+#include "platform/gpu_busy.hpp"
 #include "platform/probes.hpp"
 #include "platform/process.hpp"
 #include "platform/terminal.hpp"
@@ -99,7 +101,19 @@ engine::Engine& App::engine() {
   if (!engine_) {
     const engine::EngineSearch& found = engine_search();
     if (found.path.empty()) throw UsageError(engine::engine_missing_message(found));
-    engine_ = std::make_unique<engine::ProcessEngine>(found.command, &kb());
+    // GPU utilisation is sampled here, in the front end, while any engine measures.
+    std::string period_problem;
+    const double period_ms = platform::gpu_busy_period_from_environment(&period_problem);
+    if (!period_problem.empty()) std::cerr << "accel-doctor: " << period_problem << "\n";
+    engine::GpuBusySamplerFactory sampler;
+    if (period_ms > 0) {
+      sampler = [this, period_ms] {
+        return std::make_unique<platform::GpuBusySampler>(platform::open_gpu_busy_sources(environment().gpus),
+                                                          period_ms);
+      };
+    }
+    engine_ = std::make_unique<engine::BusySampledEngine>(
+        std::make_unique<engine::ProcessEngine>(found.command, &kb()), std::move(sampler));
   }
   return *engine_;
 }
@@ -125,7 +139,12 @@ Environment& App::environment() {
       from_engine->torch.host.command = engine_search().command;
       from_engine->torch.host.not_found = engine_search().not_found;
     }
-    env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, absent);
+    // The interpreters the front end knows of, for the Windows probes (site-packages, torch's HIP).
+    std::vector<std::pair<std::string, std::string>> pythons;
+    if (!options_.python_path.empty()) pythons.emplace_back(options_.python_path, "--python");
+    if (engine_search().kind == EngineHostKind::python && !engine_search().path.empty())
+      pythons.emplace_back(engine_search().path, "engine");
+    env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, absent, pythons);
     clear_status();
   }
   return *env_;

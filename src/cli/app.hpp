@@ -111,7 +111,7 @@ class App {
   std::optional<KnowledgeBase> kb_;
   std::optional<Environment> env_;
   std::optional<engine::EngineSearch> engine_search_;
-  std::unique_ptr<engine::ProcessEngine> engine_;
+  std::unique_ptr<engine::Engine> engine_;  ///< a BusySampledEngine around the ProcessEngine
   std::optional<Report> report_;
   std::optional<GpuPeakTable> peaks_;
   bool peaks_loaded_ = false;

@@ -5,13 +5,16 @@
 namespace accel::cli {
 
 Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnvironment* from_engine,
-                                const EngineAbsence& absent) {
+                                const EngineAbsence& absent,
+                                const std::vector<std::pair<std::string, std::string>>& pythons) {
   Environment env;
   env.host = platform::probe_host();
   env.driver = platform::probe_drivers();
   env.gpus = platform::probe_gpus();
   env.env_vars = platform::probe_env_vars(kb);
-  env.windows = platform::probe_windows();
+  platform::WindowsProbeOptions windows;
+  windows.pythons = pythons;
+  env.windows = platform::probe_windows(windows);
   if (from_engine) {
     env.torch = from_engine->torch;
     env.devices = from_engine->devices;

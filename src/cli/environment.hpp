@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/evidence.hpp"
 #include "core/kb.hpp"
@@ -23,8 +25,10 @@ struct EngineAbsence {
 
 /// Everything `env` reports. `kb` supplies the environment-variable table.
 /// `from_engine` null: the engine parts are empty and `absent` says why in
-/// their not_collected. Never throws.
+/// their not_collected. `pythons`: interpreters the front end knows of
+/// (path, how: "--python", "engine") for the Windows probes. Never throws.
 Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnvironment* from_engine,
-                                const EngineAbsence& absent);
+                                const EngineAbsence& absent,
+                                const std::vector<std::pair<std::string, std::string>>& pythons = {});
 
 }  // namespace accel::cli

@@ -140,6 +140,46 @@ struct ProfileEvidence {
   std::vector<std::string> ops;                       ///< ATen ops seen, first few
 };
 
+/// One engine (or counter) of a GPU while an item ran, over the samples of
+/// that item's window (core/gpu_busy.hpp).
+struct GpuEngineBusy {
+  /// NVML: "gpu" (a kernel was running), "memory" (the memory controller
+  /// was reading or writing); amdgpu: "gfx" (gpu_busy_percent); PDH: the
+  /// engine type of the instance name ("3D", "Compute_0", "Copy", ...).
+  std::string engine;
+  double median_percent = 0;
+  double max_percent = 0;
+};
+
+/// One GPU's utilisation sampled by the front end while an item ran.
+struct GpuBusyDevice {
+  /// The join key to the environment: "pci:0000:19:00.0" (NVML, amdgpu) or
+  /// "luid:0x00000000:0x0000d1a3" (PDH, the DXGI adapter's LUID).
+  std::string id;
+  std::string name;
+  /// "NVML nvmlDeviceGetUtilizationRates", "amdgpu gpu_busy_percent",
+  /// "PDH \GPU Engine(*)\Utilization Percentage".
+  std::string source;
+  int samples = 0;
+  /// Of the GPU's busy figure per sample: NVML's "gpu", amdgpu's
+  /// gpu_busy_percent, PDH's busiest engine (what Task Manager shows).
+  double median_percent = 0;
+  double max_percent = 0;
+  std::vector<GpuEngineBusy> engines;
+  /// The busy figure of each sample in order (at most 240, evenly thinned beyond).
+  std::vector<double> percent;
+};
+
+/// GPU utilisation while an item ran: sampled every `period_ms` from the
+/// item's start event to its result event (the whole item, warm-up
+/// included), for every GPU the front end can sample.
+struct GpuBusy {
+  double period_ms = 0;
+  double window_ms = 0;
+  std::vector<GpuBusyDevice> devices;
+  std::string not_measured;  ///< why there is no sample ("" when devices has some)
+};
+
 /// One measured item: an operator check, a benchmark, or a workload step.
 struct Result {
   std::string key;   ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
@@ -167,6 +207,8 @@ struct Result {
   /// "first_call", "reference", "device_timing", "cpu_timing", "profile"):
   /// the cost of the measurement itself, so the run's own speed can be tuned.
   std::map<std::string, double> phase_ms;
+  /// GPU utilisation the front end sampled while this item ran (device items only).
+  std::optional<GpuBusy> gpu_busy;
 };
 
 // ---------------------------------------------------------------- environment
@@ -353,8 +395,32 @@ struct WindowsAdapter {
   bool software = false;       ///< DXGI_ADAPTER_FLAG_SOFTWARE (Microsoft Basic Render Driver, WARP)
   std::string driver_version;  ///< user-mode driver version, "31.0.24027.1012"
   std::optional<bool> integrated;
-  std::string integrated_basis;  ///< how `integrated` was decided (D3D12 UMA, or a heuristic named as such)
+  /// How `integrated` was decided: DXCore IsIntegrated, else D3D12's UMA, else a heuristic named as such.
+  std::string integrated_basis;
+  std::optional<bool> hardware;  ///< DXCore IsHardware (false: a software or remote adapter)
+  /// The kernel-mode driver model, DXCore KmdModelVersion as "WDDM 3.1" ("" when DXCore did not answer).
+  std::string wddm_version;
   NotCollected not_collected;
+};
+
+/// A Python interpreter found on the machine and what its site-packages hold.
+struct WindowsPython {
+  std::string path;                        ///< "C:\Users\me\venv\Scripts\python.exe"
+  std::string found_by;                    ///< "--python", "engine", "PATH", "registry (PEP 514)"
+  std::vector<std::string> site_packages;  ///< the folders that exist
+  std::string torch_version;               ///< torch/version.py __version__ ("2.6.0+rocm6.2.4")
+  std::string torch_hip_version;   ///< torch/version.py hip ("6.2.41134-65d174c3e"), "" for other builds
+  std::string torch_cuda_version;  ///< torch/version.py cuda
+  NotCollected not_collected;
+};
+
+/// A running process of interest (python*.exe) and whether it runs in
+/// efficiency mode (EcoQoS: ProcessPowerThrottling with EXECUTION_SPEED set).
+struct WindowsProcessQos {
+  std::uint32_t pid = 0;
+  std::string path;
+  std::optional<bool> ecoqos;
+  std::string why;  ///< why ecoqos is unknown (access denied, ...)
 };
 
 /// Windows-only facts (environment.windows): what the seed guides have users
@@ -388,8 +454,19 @@ struct WindowsInfo {
   std::vector<WindowsFile> hip_runtime;  ///< amdhip64_6.dll / amdhip64_7.dll found
   std::string hsa_override_gfx_version;  ///< %HSA_OVERRIDE_GFX_VERSION% (has no effect on Windows)
   std::vector<WindowsFile> vc_runtime;   ///< msvcp140.dll, vcruntime140.dll, vcruntime140_1.dll, libomp140
-  std::vector<WindowsFile> directml;     ///< DirectML.dll copies: System32 and on PATH
-  std::vector<WindowsFile> onnxruntime;  ///< onnxruntime.dll copies on PATH
+  std::vector<WindowsFile> directml;     ///< DirectML.dll copies: System32, PATH, site-packages
+  std::vector<WindowsFile> onnxruntime;  ///< onnxruntime.dll copies on PATH and in site-packages
+  /// The onnxruntime.dll copies (paths) built with the DirectML execution
+  /// provider: the file names DirectML.dll (its delay-load import).
+  std::vector<std::string> onnxruntime_directml_ep;
+  std::vector<WindowsPython> pythons;  ///< interpreters looked at (--python, the engine's, PATH, PEP 514)
+  std::vector<WindowsFile>
+      torch_hip_runtime;  ///< torch\lib\amdhip64*.dll inside a site-packages (where: its folder)
+  std::vector<WindowsProcessQos> python_processes;  ///< running python*.exe and their EcoQoS
+  /// AMD Software: Adrenalin Edition version ("24.12.1"): HKLM\SOFTWARE\AMD\CN RadeonSoftwareVersion,
+  /// else the display class key of an AMD adapter.
+  std::string adrenalin_version;
+  std::string adrenalin_version_source;
   /// Runtime DLLs searched for and not found in System32 or on PATH ("msvcp140.dll").
   std::vector<std::string> runtimes_missing;
   NotCollected not_collected;
@@ -464,10 +541,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, 
                                                 kernels, h2d_count, h2d_bytes, d2h_count, d2h_bytes,
                                                 d2d_count, memcpy_time_us, memset_count, sync_count,
                                                 fallback_cost_us, implementation, ops)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuEngineBusy, engine, median_percent, max_percent)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuBusyDevice, id, name, source, samples, median_percent,
+                                                max_percent, engines, percent)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuBusy, period_ms, window_ms, devices, not_measured)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape, device,
                                                 status, reason, timing, cpu_timing, speedup, work, metrics,
                                                 accuracy, roofline, profile, warnings, error, evidence,
-                                                wall_ms, phase_ms)
+                                                wall_ms, phase_ms, gpu_busy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
                                                 logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source,
                                                 simd, memory_total_bytes, memory_available_bytes,
@@ -500,14 +581,17 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsAdapter, dxgi_index, high
                                                 vendor_id, device_id, vendor, luid,
                                                 dedicated_video_memory_bytes, dedicated_system_memory_bytes,
                                                 shared_system_memory_bytes, software, driver_version,
-                                                integrated, integrated_basis, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsInfo, os_build, adapters, hardware_gpu_scheduling,
-                                                tdr_delay_s, tdr_delay_source, python_gpu_preference,
-                                                power_scheme, power_scheme_guid, power_mode, power_source,
-                                                battery_percent, battery_saver, process_ecoqos,
-                                                remote_session, smart_app_control, hip_path, hip_runtime,
-                                                hsa_override_gfx_version, vc_runtime, directml, onnxruntime,
-                                                runtimes_missing, not_collected)
+                                                integrated, integrated_basis, hardware, wddm_version,
+                                                not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsPython, path, found_by, site_packages, torch_version,
+                                                torch_hip_version, torch_cuda_version, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsProcessQos, pid, path, ecoqos, why)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    WindowsInfo, os_build, adapters, hardware_gpu_scheduling, tdr_delay_s, tdr_delay_source,
+    python_gpu_preference, power_scheme, power_scheme_guid, power_mode, power_source, battery_percent,
+    battery_saver, process_ecoqos, remote_session, smart_app_control, hip_path, hip_runtime,
+    hsa_override_gfx_version, vc_runtime, directml, onnxruntime, runtimes_missing, onnxruntime_directml_ep,
+    pythons, torch_hip_runtime, python_processes, adrenalin_version, adrenalin_version_source, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
                                                 env_vars, selection, windows)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,

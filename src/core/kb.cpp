@@ -7,6 +7,7 @@
 // lines the set reports, to extract named captures. A second set holds the
 // two-line ("window") patterns, matched against "previous line\ncurrent line".
 #include "core/kb.hpp"
+#include "core/kb_directml.hpp"
 #include "core/kb_tool_output.hpp"
 #include "core/kb_wheels.hpp"
 
@@ -177,7 +178,8 @@ struct KbData {
   std::vector<DriverMin> drivers;
   WheelTables tables;  // kb/wheels.json: torch wheels, releases, TheRock families
   std::map<std::string, std::string> windows_hip_sdk;  // gfx -> "hip_sdk", "runtime", "none"
-  std::string dml_dtypes;  // DirectML's tensor data types, rendered for {dml_dtypes}
+  std::string dml_dtypes;                  // DirectML's tensor data types, rendered for {dml_dtypes}
+  DirectMlVersionTable directml_versions;  // arch.json directml_versions, rendered for {directml_inbox}
   std::vector<GpuName> gpu_names;
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
@@ -519,6 +521,8 @@ void load_arch(const fs::path& path, KbData& kb) {
       }
       kb.dml_dtypes = always + (maybe.empty() ? "" : " (" + maybe + " only on devices that report it)");
     }
+    if (doc.contains("directml_versions"))
+      kb.directml_versions = parse_directml_versions(doc.at("directml_versions"), file);
     if (doc.contains("gpu_names")) {
       for (const auto& n : doc.at("gpu_names")) {
         const auto pattern = n.at("match").get<std::string>();
@@ -1178,6 +1182,7 @@ std::string render(std::string_view text, const EvalContext& c) {
     if (name == "driver") return f.driver;
     if (name == "min_driver") return min_driver(c);
     if (name == "dml_dtypes") return c.kb.dml_dtypes;
+    if (name == "directml_inbox") return c.kb.directml_versions.inbox_text();
     if (name == "windows_hip_sdk") {
       const auto it = c.kb.windows_hip_sdk.find(f.gfx);
       if (f.gfx.empty() || c.kb.windows_hip_sdk.empty()) return {};
@@ -1701,6 +1706,23 @@ std::optional<GfxArch> KnowledgeBase::gfx_arch(std::string_view target) const {
   const auto it = impl_->gfx.find(lower(target));
   if (it == impl_->gfx.end()) return std::nullopt;
   return it->second;
+}
+
+const DirectMlVersionTable& KnowledgeBase::directml_versions() const { return impl_->directml_versions; }
+
+std::string KnowledgeBase::windows_hip_sdk_level(std::string_view gfx) const {
+  const auto& t = impl_->windows_hip_sdk;
+  if (t.empty() || gfx.empty()) return "";
+  const auto it = t.find(std::string(gfx));
+  return it == t.end() ? "none" : it->second;
+}
+
+std::vector<std::string> KnowledgeBase::windows_hip_sdk_targets(std::string_view level) const {
+  std::vector<std::string> out;
+  for (const auto& [gfx, l] : impl_->windows_hip_sdk) {
+    if (l == level) out.push_back(gfx);
+  }
+  return out;
 }
 
 std::optional<SmArch> KnowledgeBase::sm_arch(std::string_view target) const {

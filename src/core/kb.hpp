@@ -19,6 +19,7 @@
 
 #include "core/evidence.hpp"
 #include "core/json.hpp"
+#include "core/kb_directml.hpp"
 
 namespace accel {
 
@@ -180,6 +181,14 @@ class KnowledgeBase {
   std::optional<GfxArch> gfx_arch(std::string_view target) const;
   /// kb/arch.json facts of an NVIDIA architecture ("sm_86").
   std::optional<SmArch> sm_arch(std::string_view target) const;
+  /// kb/arch.json directml_versions: the in-box DirectML per Windows build and
+  /// what each ONNX Runtime release needs (empty when the kb has none).
+  const DirectMlVersionTable& directml_versions() const;
+  /// kb/arch.json windows_hip_sdk for a gfx target: "hip_sdk", "runtime",
+  /// "none" (not listed: not supported), "" without a table or target.
+  std::string windows_hip_sdk_level(std::string_view gfx) const;
+  /// The targets windows_hip_sdk lists at `level`, sorted ("gfx1031", "gfx1032" for "runtime").
+  std::vector<std::string> windows_hip_sdk_targets(std::string_view level) const;
 
   /// What an environment variable does (kb/env_vars.json), empty if unknown.
   std::string env_var_effect(std::string_view name) const;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "platform/detail.hpp"
+#include "platform/gpu_busy.hpp"
 #include "platform/process.hpp"
 
 namespace accel::platform::detail {
@@ -260,6 +261,38 @@ void fill_device(const Nvml& nvml, nvmlDevice_t dev, GpuHardware& g) {
   g.vendor_info["nvml"] = info;
 }
 
+/// NVML kept open while the sampler runs: the device handles and PCI ids
+/// looked up once, then nvmlDeviceGetUtilizationRates per read.
+class NvmlBusySource final : public GpuBusySource {
+ public:
+  struct Device {
+    nvmlDevice_t handle;
+    std::string id, name;
+  };
+  NvmlBusySource(std::unique_ptr<Nvml> nvml, UtilFn util, std::vector<Device> devices)
+      : nvml_(std::move(nvml)), util_(util), devices_(std::move(devices)) {}
+  std::vector<GpuBusyReading> read() override {
+    std::vector<GpuBusyReading> out;
+    for (const auto& d : devices_) {
+      nvmlUtilization_t u{};
+      if (util_(d.handle, &u) != NVML_SUCCESS) continue;  // this time only (e.g. GPU_IS_LOST)
+      GpuBusyReading r;
+      r.id = d.id;
+      r.name = d.name;
+      r.source = "NVML nvmlDeviceGetUtilizationRates";
+      r.busy_percent = u.gpu;
+      r.engines_percent = {{"gpu", static_cast<double>(u.gpu)}, {"memory", static_cast<double>(u.memory)}};
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Nvml> nvml_;
+  UtilFn util_;
+  std::vector<Device> devices_;
+};
+
 }  // namespace
 
 std::vector<std::string> decode_throttle_reasons(std::uint64_t mask) {
@@ -362,6 +395,49 @@ void merge_nvml(std::vector<GpuHardware>& gpus, NotCollected& errors) {
     }
     g->vendor_info["nvml"] = json{{"index", i}};
     fill_device(nvml, dev, *g);
+  }
+}
+
+std::unique_ptr<GpuBusySource> open_nvml_gpu_busy_source(std::string& why) {
+  try {
+    auto nvml = std::make_unique<Nvml>();
+    if (!nvml->ok()) {
+      why = nvml->error();
+      return nullptr;
+    }
+    const auto count_fn = nvml->fn<CountFn>("nvmlDeviceGetCount_v2");
+    const auto handle_fn = nvml->fn<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
+    const auto util_fn = nvml->fn<UtilFn>("nvmlDeviceGetUtilizationRates");
+    const auto pci_fn = nvml->fn<PciFn>("nvmlDeviceGetPciInfo_v3");
+    const auto name_fn = nvml->fn<NameFn>("nvmlDeviceGetName");
+    if (!count_fn || !handle_fn || !util_fn) {
+      why = "this NVML lacks nvmlDeviceGetCount_v2 / GetHandleByIndex_v2 / GetUtilizationRates";
+      return nullptr;
+    }
+    unsigned int count = 0;
+    if (const auto r = count_fn(&count); r != NVML_SUCCESS) {
+      why = "nvmlDeviceGetCount_v2 failed: " + nvml->describe(r);
+      return nullptr;
+    }
+    std::vector<NvmlBusySource::Device> devices;
+    for (unsigned int i = 0; i < count; ++i) {
+      nvmlDevice_t dev = nullptr;
+      if (handle_fn(i, &dev) != NVML_SUCCESS) continue;
+      NvmlBusySource::Device d{dev, fmt::format("nvml:{}", i), ""};
+      nvmlPciInfo_t pci{};
+      if (pci_fn && pci_fn(dev, &pci) == NVML_SUCCESS) d.id = "pci:" + bus_id_to_sysfs(pci.busId);
+      char name[96] = {0};
+      if (name_fn && name_fn(dev, name, sizeof name) == NVML_SUCCESS) d.name = name;
+      devices.push_back(std::move(d));
+    }
+    if (devices.empty()) {
+      why = fmt::format("NVML lists {} GPU(s) and none could be opened", count);
+      return nullptr;
+    }
+    return std::make_unique<NvmlBusySource>(std::move(nvml), util_fn, std::move(devices));
+  } catch (const std::exception& e) {
+    why = std::string("NVML: ") + e.what();
+    return nullptr;
   }
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/evidence.hpp"
@@ -109,16 +110,27 @@ std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb, const std::vector<st
 /// Same, over this process's environment.
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb);
 
+/// What the caller already knows for probe_windows.
+struct WindowsProbeOptions {
+  /// Python interpreters the caller knows of, and how ("--python", "engine");
+  /// PATH and the PEP 514 registry entries are searched as well.
+  std::vector<std::pair<std::string, std::string>> pythons;
+};
+
 /// Windows facts (environment.windows): DXGI adapters in EnumAdapters1 and
-/// high-performance order with LUID, memory, driver version and integrated or
-/// not (D3D12 UMA, else a named heuristic); hardware GPU scheduling, TDR delay
-/// and python's per-app GPU preference (registry); power scheme, power mode,
-/// AC/battery/battery saver, this process's EcoQoS, a remote session; Smart
-/// App Control; HIP_PATH, amdhip64 DLLs, the VC++/OpenMP runtimes, DirectML.dll
-/// and onnxruntime.dll copies with file versions. nullopt on other systems.
+/// high-performance order with LUID, memory, driver version, integrated or
+/// not (DXCore IsIntegrated, else D3D12 UMA, else a named heuristic), DXCore's
+/// IsHardware and WDDM version; hardware GPU scheduling, TDR delay and
+/// python's per-app GPU preference (registry); power scheme, power mode,
+/// AC/battery/battery saver, this process's and running python processes'
+/// EcoQoS, a remote session; Smart App Control; HIP_PATH, amdhip64 DLLs, the
+/// VC++/OpenMP runtimes, DirectML.dll and onnxruntime.dll copies (PATH and
+/// site-packages) with file versions and which ONNX Runtime has the DirectML
+/// provider; Python interpreters with their torch build and the HIP runtime
+/// a torch wheel carries; the Adrenalin version. nullopt on other systems.
 /// Never throws: what could not be read is in its `not_collected`.
 /// Implemented in windows/windows_info_windows.cpp (posix/: nullopt).
-std::optional<WindowsInfo> probe_windows();
+std::optional<WindowsInfo> probe_windows(const WindowsProbeOptions& options = {});
 
 /// gfx target name from a KFD `gfx_target_version` (major * 10000 + minor * 100
 /// + stepping, minor and stepping printed as one hex digit each, as LLVM names

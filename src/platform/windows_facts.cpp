@@ -51,9 +51,14 @@ std::string pci_vendor_name(std::uint32_t vendor_id) {
   }
 }
 
-AdapterIntegration adapter_integration(std::optional<bool> d3d12_uma, bool software, std::uint32_t vendor_id,
+AdapterIntegration adapter_integration(std::optional<bool> dxcore_integrated, std::optional<bool> d3d12_uma,
+                                       bool software, std::uint32_t vendor_id,
                                        std::uint64_t dedicated_video_memory_bytes) {
   if (software) return {std::nullopt, "software adapter (DXGI_ADAPTER_FLAG_SOFTWARE): no GPU"};
+  if (dxcore_integrated) {
+    return {*dxcore_integrated,
+            *dxcore_integrated ? "DXCore IsIntegrated: integrated" : "DXCore IsIntegrated: not integrated"};
+  }
   if (d3d12_uma) {
     return {*d3d12_uma, *d3d12_uma ? "D3D12 architecture: UMA (shares system memory)"
                                    : "D3D12 architecture: not UMA (own memory)"};
@@ -169,6 +174,100 @@ std::vector<std::string> split_windows_path_list(const std::string& value) {
     start = end + 1;
   }
   return out;
+}
+
+std::string wddm_version_name(std::uint32_t kmd_model_version) {
+  if (kmd_model_version < 1000) return "";
+  return fmt::format("WDDM {}.{}", kmd_model_version / 1000, (kmd_model_version % 1000) / 100);
+}
+
+std::string python_version_tag(const std::vector<std::string>& file_names) {
+  for (const auto& n : file_names) {
+    const std::string f = lower_ascii(n);
+    // python3XY.dll (python312.dll); python3.dll is the stable-ABI forwarder.
+    if (f.size() < 13 || f.rfind("python3", 0) != 0 || f.compare(f.size() - 4, 4, ".dll") != 0) continue;
+    const std::string digits = f.substr(6, f.size() - 10);
+    if (digits.size() >= 3 && std::all_of(digits.begin(), digits.end(),
+                                          [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return digits;
+  }
+  return "";
+}
+
+std::vector<std::string> site_packages_candidates(const std::string& python_exe, const std::string& appdata,
+                                                  const std::string& version_tag) {
+  std::vector<std::string> out;
+  const auto slash = python_exe.find_last_of("\\/");
+  const std::string dir = slash == std::string::npos ? std::string(".") : python_exe.substr(0, slash);
+  const auto parent_slash = dir.find_last_of("\\/");
+  const std::string last =
+      lower_ascii(parent_slash == std::string::npos ? dir : dir.substr(parent_slash + 1));
+  if (last == "scripts" && parent_slash != std::string::npos) {
+    out.push_back(dir.substr(0, parent_slash) + "\\Lib\\site-packages");  // a venv
+  }
+  out.push_back(dir + "\\Lib\\site-packages");
+  if (!appdata.empty() && !version_tag.empty()) {
+    out.push_back(appdata + "\\Python\\Python" + version_tag + "\\site-packages");
+  }
+  return out;
+}
+
+namespace {
+
+/// The quoted value of `name = '...'` / `name: Optional[str] = '...'` on one line; "" for None.
+std::optional<std::string> py_assignment(std::string_view line, std::string_view name) {
+  std::size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (line.compare(i, name.size(), name) != 0) return std::nullopt;
+  i += name.size();
+  if (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
+    return std::nullopt;
+  const auto eq = line.find('=', i);
+  if (eq == std::string_view::npos) return std::nullopt;
+  const std::string_view between = line.substr(i, eq - i);
+  for (const char c : between) {
+    if (c != ' ' && c != ':' && !std::isalnum(static_cast<unsigned char>(c)) && c != '[' && c != ']' &&
+        c != '_' && c != '.')
+      return std::nullopt;  // not a plain (annotated) assignment
+  }
+  std::string_view rest = line.substr(eq + 1);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (rest.empty()) return std::nullopt;
+  const char q = rest.front();
+  if (q != '\'' && q != '"') return std::string();  // None or an expression
+  const auto end = rest.find(q, 1);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(rest.substr(1, end - 1));
+}
+
+}  // namespace
+
+TorchVersionPy parse_torch_version_py(std::string_view text) {
+  TorchVersionPy v;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (auto x = py_assignment(line, "__version__")) v.version = *x;
+    if (auto x = py_assignment(line, "cuda")) v.cuda = *x;
+    if (auto x = py_assignment(line, "hip")) v.hip = *x;
+    start = end + 1;
+  }
+  return v;
+}
+
+bool bytes_mention_ascii_ci(std::string_view bytes, std::string_view needle) {
+  if (needle.empty() || bytes.size() < needle.size()) return false;
+  const auto low = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  const char first = low(needle.front());
+  for (std::size_t i = 0; i + needle.size() <= bytes.size(); ++i) {
+    if (low(bytes[i]) != first) continue;
+    std::size_t k = 1;
+    while (k < needle.size() && low(bytes[i + k]) == low(needle[k])) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
 }
 
 }  // namespace accel::platform::detail

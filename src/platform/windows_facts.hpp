@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace accel::platform::detail {
@@ -32,13 +33,43 @@ struct AdapterIntegration {
   std::optional<bool> integrated;
   std::string basis;  ///< how it was decided; a heuristic says it is one
 };
-/// Integrated or discrete: D3D12's D3D12_FEATURE_DATA_ARCHITECTURE::UMA when
-/// known (a UMA adapter shares system memory: integrated); a software adapter
-/// is neither; otherwise a heuristic on DXGI's dedicated video memory (under
-/// 512 MiB: integrated; an Intel adapter under 2 GiB: integrated; else
-/// discrete), named as a heuristic in `basis`.
-AdapterIntegration adapter_integration(std::optional<bool> d3d12_uma, bool software, std::uint32_t vendor_id,
+/// Integrated or discrete, in this order: DXCore's IsIntegrated property when
+/// known (dxcore.dll, Windows 10 2004 and later); D3D12's
+/// D3D12_FEATURE_DATA_ARCHITECTURE::UMA (a UMA adapter shares system memory:
+/// integrated); a software adapter is neither; otherwise a heuristic on
+/// DXGI's dedicated video memory (under 512 MiB: integrated; an Intel adapter
+/// under 2 GiB: integrated; else discrete), named as a heuristic in `basis`.
+AdapterIntegration adapter_integration(std::optional<bool> dxcore_integrated, std::optional<bool> d3d12_uma,
+                                       bool software, std::uint32_t vendor_id,
                                        std::uint64_t dedicated_video_memory_bytes);
+
+/// DXCore's KmdModelVersion (a D3DKMT_DRIVERVERSION: 2700 = KMT_DRIVERVERSION_WDDM_2_7,
+/// 3100 = WDDM 3.1, 1105 = WDDM 1.1) as "WDDM 2.7"; "" below 1000 (not a WDDM value).
+std::string wddm_version_name(std::uint32_t kmd_model_version);
+
+/// "312" from the python3XY.dll among `file_names` (a Python install's
+/// folder, any case; python3.dll, the stable ABI, is not it); "" when none.
+std::string python_version_tag(const std::vector<std::string>& file_names);
+
+/// Where a python.exe keeps its packages, most specific first: <dir>\Lib\site-packages
+/// for an install or conda env, <venv>\Lib\site-packages for a venv's
+/// Scripts\python.exe, and the user site %APPDATA%\Python\Python<tag>\site-packages
+/// when `appdata` and `version_tag` ("312") are known. Paths, not checked.
+std::vector<std::string> site_packages_candidates(const std::string& python_exe, const std::string& appdata,
+                                                  const std::string& version_tag);
+
+/// The assignments of torch/version.py: `__version__ = '2.6.0+rocm6.2.4'`,
+/// `hip: Optional[str] = '6.2.41134-65d174c3e'`, `cuda = None` (None is "").
+/// Any package's __init__.py gives its `__version__` the same way.
+struct TorchVersionPy {
+  std::string version, cuda, hip;
+};
+TorchVersionPy parse_torch_version_py(std::string_view text);
+
+/// Whether `bytes` (a DLL's contents) name `needle` as ASCII, any case:
+/// an onnxruntime.dll built with the DirectML provider names "DirectML.dll"
+/// (its delay-loaded import), a CPU-only one does not.
+bool bytes_mention_ascii_ci(std::string_view bytes, std::string_view needle);
 
 /// Names of the built-in power schemes (powercfg /list) by GUID (lower-case,
 /// no braces): "Balanced", "High performance", "Power saver", "Ultimate

@@ -12,11 +12,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/compare.hpp"
 #include "core/evidence.hpp"
@@ -29,6 +32,7 @@
 #include "core/torch_config.hpp"
 #include "engine_api/worker_protocol.hpp"
 #include "platform/detail.hpp"
+#include "platform/gpu_busy.hpp"
 
 #ifndef ACCEL_KB_DIR
 #error "ACCEL_KB_DIR must name the kb/ directory"
@@ -184,6 +188,36 @@ inline int kb_files(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+// the GPU busy sampler's PDH parts (platform/gpu_busy.hpp): GPU Engine
+// instance names (the bytes as one name, and as newline-separated
+// "name<TAB>value" lines aggregated as one sample) and amdgpu's
+// gpu_busy_percent text. None may throw.
+inline int pdh_instance(const std::uint8_t* data, std::size_t size) {
+  using namespace accel::platform::detail;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)parse_pdh_gpu_engine_instance(text);
+  (void)parse_gpu_busy_percent(text.substr(0, 16));
+  std::vector<std::pair<std::string, double>> items;
+  std::size_t start = 0;
+  while (start < text.size() && items.size() < 4096) {
+    auto end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    const auto tab = line.find('\t');
+    double v = 0;
+    if (tab != std::string_view::npos) {
+      const std::string num(line.substr(tab + 1, 32));
+      v = std::strtod(num.c_str(), nullptr);
+    }
+    items.emplace_back(std::string(line.substr(0, tab)), v);
+    start = end + 1;
+  }
+  for (const auto& r : aggregate_pdh_gpu_engines(items)) {
+    if (r.busy_percent < 0 || r.busy_percent > 100) __builtin_trap();  // the documented range
+  }
+  return 0;
+}
+
 using Harness = int (*)(const std::uint8_t*, std::size_t);
 struct NamedHarness {
   const char* name;
@@ -194,6 +228,7 @@ inline constexpr NamedHarness kHarnesses[] = {
     {"safetensors", &safetensors},   {"idx", &idx},
     {"worker_event", &worker_event}, {"host_parse", &host_parse},
     {"torch_text", &torch_text},     {"kb_files", &kb_files},
+    {"pdh_instance", &pdh_instance},
 };
 
 }  // namespace accel::fuzz

@@ -24,24 +24,90 @@ TEST(WindowsFacts, Vendors) {
   EXPECT_EQ(pci_vendor_name(0x1234), "");
 }
 
-TEST(WindowsFacts, IntegratedFromD3d12ThenHeuristic) {
+TEST(WindowsFacts, IntegratedFromDxcoreThenD3d12ThenHeuristic) {
   constexpr std::uint64_t MiB = 1024ull * 1024;
-  auto r = adapter_integration(true, false, 0x1002, 4096 * MiB);  // an APU with a big carve-out: UMA wins
+  // DXCore's IsIntegrated wins over D3D12 and the memory heuristic.
+  auto r = adapter_integration(true, false, false, 0x1002, 8176 * MiB);
+  EXPECT_EQ(r.integrated, true);
+  EXPECT_NE(r.basis.find("DXCore IsIntegrated"), std::string::npos) << r.basis;
+  r = adapter_integration(false, true, false, 0x1002, 256 * MiB);
+  EXPECT_EQ(r.integrated, false);
+  EXPECT_NE(r.basis.find("DXCore"), std::string::npos);
+  r = adapter_integration(std::nullopt, true, false, 0x1002,
+                          4096 * MiB);  // an APU with a big carve-out: UMA wins
   EXPECT_EQ(r.integrated, true);
   EXPECT_NE(r.basis.find("UMA"), std::string::npos);
-  r = adapter_integration(false, false, 0x1002, 8176 * MiB);
+  r = adapter_integration(std::nullopt, false, false, 0x1002, 8176 * MiB);
   EXPECT_EQ(r.integrated, false);
-  r = adapter_integration(std::nullopt, true, 0x1414, 0);
+  r = adapter_integration(true, std::nullopt, true, 0x1414, 0);  // software: neither, whatever DXCore says
   EXPECT_FALSE(r.integrated.has_value());
   EXPECT_NE(r.basis.find("software"), std::string::npos);
-  r = adapter_integration(std::nullopt, false, 0x1002, 512 * MiB - 1);
+  r = adapter_integration(std::nullopt, std::nullopt, false, 0x1002, 512 * MiB - 1);
   EXPECT_EQ(r.integrated, true);
   EXPECT_NE(r.basis.find("heuristic"), std::string::npos);
-  r = adapter_integration(std::nullopt, false, 0x8086, 1024 * MiB);
+  r = adapter_integration(std::nullopt, std::nullopt, false, 0x8086, 1024 * MiB);
   EXPECT_EQ(r.integrated, true);
-  r = adapter_integration(std::nullopt, false, 0x8086, 16 * 1024 * MiB);  // Arc A770
+  r = adapter_integration(std::nullopt, std::nullopt, false, 0x8086, 16 * 1024 * MiB);  // Arc A770
   EXPECT_EQ(r.integrated, false);
   EXPECT_NE(r.basis.find("heuristic"), std::string::npos);
+}
+
+TEST(WindowsFacts, WddmVersionFromDxcore) {
+  // D3DKMT_DRIVERVERSION values (d3dkmthk.h): KMT_DRIVERVERSION_WDDM_1_1 = 1105, _2_7 = 2700, _3_1 = 3100.
+  EXPECT_EQ(wddm_version_name(2700), "WDDM 2.7");
+  EXPECT_EQ(wddm_version_name(3100), "WDDM 3.1");
+  EXPECT_EQ(wddm_version_name(1105), "WDDM 1.1");
+  EXPECT_EQ(wddm_version_name(0), "");
+  EXPECT_EQ(wddm_version_name(999), "");
+}
+
+TEST(WindowsFacts, PythonInstallsAndTheirSitePackages) {
+  EXPECT_EQ(python_version_tag({"python.exe", "python3.dll", "python312.dll", "vcruntime140.dll"}), "312");
+  EXPECT_EQ(python_version_tag({"PYTHON310.DLL"}), "310");
+  EXPECT_EQ(python_version_tag({"python3.dll", "python.exe"}), "");
+  EXPECT_EQ(python_version_tag({"python3x.dll"}), "");
+  // A venv: its own Lib\site-packages, then the folder of python.exe, then the user site.
+  auto c = site_packages_candidates("C:\\Users\\me\\venv\\Scripts\\python.exe",
+                                    "C:\\Users\\me\\AppData\\Roaming", "312");
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], "C:\\Users\\me\\venv\\Lib\\site-packages");
+  EXPECT_EQ(c[2], "C:\\Users\\me\\AppData\\Roaming\\Python\\Python312\\site-packages");
+  // An install or conda env: <dir>\Lib\site-packages; no user site without the version.
+  c = site_packages_candidates("C:\\Users\\me\\miniconda3\\python.exe", "C:\\x", "");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0], "C:\\Users\\me\\miniconda3\\Lib\\site-packages");
+}
+
+TEST(WindowsFacts, TorchVersionPy) {
+  // As a ROCm wheel writes torch/version.py (annotated assignments), and an older CPU one.
+  const auto rocm = parse_torch_version_py(
+      "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+      "__version__ = '2.6.0+rocm6.2.4'\ndebug = False\ncuda: Optional[str] = None\n"
+      "git_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'\nhip: Optional[str] = "
+      "'6.2.41134-65d174c3e'\n");
+  EXPECT_EQ(rocm.version, "2.6.0+rocm6.2.4");
+  EXPECT_EQ(rocm.hip, "6.2.41134-65d174c3e");
+  EXPECT_EQ(rocm.cuda, "");
+  const auto cu = parse_torch_version_py("__version__ = \"2.5.1+cu124\"\ncuda = '12.4'\nhip = None\n");
+  EXPECT_EQ(cu.version, "2.5.1+cu124");
+  EXPECT_EQ(cu.cuda, "12.4");
+  EXPECT_EQ(cu.hip, "");
+  EXPECT_EQ(parse_torch_version_py("hipster = '1'\ncudaversion = '2'\n").hip, "");
+  EXPECT_EQ(parse_torch_version_py("").version, "");
+  // onnxruntime/__init__.py names its version the same way (for wheels whose capi has only the .pyd).
+  EXPECT_EQ(parse_torch_version_py(
+                "\"\"\"ONNX Runtime\"\"\"\n__version__ = \"1.22.0\"\n__author__ = \"Microsoft\"\n")
+                .version,
+            "1.22.0");
+}
+
+TEST(WindowsFacts, DirectmlImportInADll) {
+  // The DirectML build of onnxruntime.dll names DirectML.dll among its delay-load imports.
+  const std::string dml = std::string("MZ\x90\0...\0DirectML.dll\0d3d12.dll\0", 30);
+  EXPECT_TRUE(bytes_mention_ascii_ci(dml, "DirectML.dll"));
+  EXPECT_TRUE(bytes_mention_ascii_ci("xxdirectml.DLLyy", "DirectML.dll"));
+  EXPECT_FALSE(bytes_mention_ascii_ci("onnxruntime CPU provider only", "DirectML.dll"));
+  EXPECT_FALSE(bytes_mention_ascii_ci("DirectML", "DirectML.dll"));
 }
 
 TEST(WindowsFacts, PowerSchemesModesAndStatus) {

@@ -37,11 +37,12 @@ run env "0 1" env
 has env "Windows" "$OUT"
 # Every Windows section is there, each fact with a value or "not collected: why" (Wine's values unchecked).
 for section in "Windows: Adapters (DXGI)" "Windows: OS and power" "Windows: Security" "Windows: AMD stack" \
-  "Windows: Runtimes"; do
+  "Windows: Runtimes" "Windows: Python" "GPU indices"; do
   has env "$section" "$OUT"
 done
 for fact in "HW GPU scheduling" "TDR delay" "power scheme" "power mode" "power source" "efficiency mode (EcoQoS)" \
-  "remote session" "Smart App Control" "HIP runtime" "VC++ / OpenMP" "DirectML.dll" "onnxruntime.dll"; do
+  "remote session" "Smart App Control" "HIP runtime" "HIP in a torch wheel" "Adrenalin" "VC++ / OpenMP" \
+  "DirectML.dll" "onnxruntime.dll"; do
   # "  <label padded to 22> <value>": the label, then something after it.
   if awk -v f="  $fact " 'index($0, f) == 1 { rest = substr($0, length(f) + 1); gsub(/^ +/, "", rest); if (rest != "") ok = 1 }
     END { exit !ok }' <<<"$OUT"; then
@@ -59,8 +60,11 @@ w = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]["context"]["environ
 assert isinstance(w, dict), "environment.windows missing"
 for key in ("adapters", "os_build", "hardware_gpu_scheduling", "tdr_delay_s", "power_scheme", "power_mode",
             "power_source", "process_ecoqos", "remote_session", "smart_app_control", "vc_runtime", "directml",
-            "onnxruntime", "hip_runtime", "runtimes_missing", "not_collected"):
+            "onnxruntime", "hip_runtime", "runtimes_missing", "not_collected", "pythons", "torch_hip_runtime",
+            "python_processes", "onnxruntime_directml_ep", "adrenalin_version"):
     assert key in w, key
+assert w["adrenalin_version"] or "adrenalin_version" in w["not_collected"], "adrenalin: neither a value nor a reason"
+assert w["pythons"] or "pythons" in w["not_collected"], "pythons: neither a list nor a reason"
 # A fact without a value has its reason (the scalar ones).
 for key in ("hardware_gpu_scheduling", "tdr_delay_s", "power_scheme", "power_mode", "power_source",
             "process_ecoqos", "smart_app_control"):
@@ -69,6 +73,8 @@ if not w["adapters"]:
     assert "adapters" in w["not_collected"], "no adapters and no reason"
 for a in w["adapters"]:
     assert a["luid"].startswith("0x") and a["dxgi_index"] >= 0, a
+    # DXCore's WDDM version, or why not (Wine has no dxcore.dll; a software adapter may not say).
+    assert a["wddm_version"] or {"dxcore", "wddm_version"} & set(a["not_collected"]) or "dxcore" in w["not_collected"], a
 PY
 then pass "env --json - has environment.windows, each fact with a value or a reason"; else fail "env --json - windows section"; fi
 
@@ -76,14 +82,24 @@ WIN=${ACCEL_TEST_FIXTURES:?}/windows
 run win_problems 1 diagnose --from "$WIN/windows-laptop-problems.json"
 # The console shows titles (the ids are in --json): one phrase of each windows.* title.
 for title in "DXGI adapter 0 is the integrated" "Windows is saving power" "Smart App Control is on" \
-  "Visual C++ runtime is not installed" "GPU timeout detection (TDR)"; do
+  "Visual C++ runtime is not installed" "GPU timeout detection (TDR)" "The HIP SDK is 6.2" \
+  "would load Windows' in-box DirectML"; do
   has win_problems "$title" "$OUT"
 done
+run win_igpu 1 diagnose --from "$WIN/windows-dml-igpu-measured.json"
+has win_igpu "The integrated GPU does the work" "$OUT"
+has win_igpu "torch_directml.device(1)" "$OUT"
 run win_healthy "0 1" diagnose --from "$WIN/windows-healthy.json"
-if grep -qE "DXGI adapter 0 is the|saving power|Smart App Control is|Visual C[+][+] runtime|detection [(]TDR[)]" <<<"$OUT"; then fail "windows-healthy.json: a windows.* finding"; else pass "windows-healthy.json: no windows.* finding"; fi
+if grep -qE "DXGI adapter 0 is the|saving power|Smart App Control is|Visual C[+][+] runtime|detection [(]TDR[)]|HIP SDK is|in-box DirectML" <<<"$OUT"; then fail "windows-healthy.json: a windows.* finding"; else pass "windows-healthy.json: no windows.* finding"; fi
 run win_report 0 report --from "$WIN/windows10-rdp-old.json" --format md
 has win_report "### Windows" "$OUT"
 has win_report "Microsoft Basic Render Driver" "$OUT"
+has win_report "### GPU indices" "$OUT"
+# GPU busy while measuring, as the Windows build renders a report that has the samples.
+run busy_report 0 report --from "$REPORTS/h200-gpu-busy-low.json" --format md
+has busy_report "### GPU busy while measuring" "$OUT"
+run busy_diagnose 1 diagnose --from "$REPORTS/h200-gpu-busy-low.json"
+has busy_diagnose "The GPU was busy under 20%" "$OUT"
 
 LOG="$ERRORS/cuda-oom-4gb-card-lifespan/log.txt"
 run explain 0 explain "$LOG"

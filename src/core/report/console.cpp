@@ -1,4 +1,6 @@
 #include "core/report/console.hpp"
+#include "core/report/gpu_busy_rows.hpp"
+#include "core/report/gpu_index_rows.hpp"
 #include "core/report/windows_env.hpp"
 
 #include <algorithm>
@@ -540,7 +542,7 @@ std::string render_bench_table(const std::vector<Result>& results, const Console
            r.status == Status::ok ? Cell{note, Cell::Look::dim} : Cell{note, Cell::Look::status, r.status}});
     }
   }
-  return t.str();
+  return t.str() + render_gpu_busy(results, "bench", style);
 }
 
 std::string render_llm_table(const std::vector<Result>& results, const ConsoleStyle& style) {
@@ -659,6 +661,7 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
     out += "\n" + bold("Ceilings (% GEMM and % BW are of these bench rows):", style) + "\n" +
            wrap_lines(lines, style.width);
   }
+  out += render_gpu_busy(results, "llm", style);
   if (!problems.empty()) {
     out += "\n" + bold("Not measured or failed:", style) + "\n" + wrap_lines(problems, style.width);
   }
@@ -760,6 +763,7 @@ std::string render_train_table(const std::vector<Result>& results, const Console
   if (!costs.empty())
     out += "\n" + bold("Cost of reading the loss on the host each step:", style) + "\n" + costs;
   if (!sweeps.empty()) out += "\n" + bold("Batch-size sweeps (samples/s by batch):", style) + "\n" + sweeps;
+  out += render_gpu_busy(results, "train", style);
   if (!problems.empty()) out += "\n" + bold("Not measured or failed:", style) + "\n" + problems;
   return out;
 }
@@ -1075,6 +1079,9 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
       line(out, r.label, r.value);
     }
   }
+  const auto indices = gpu_index_rows(env, {});
+  if (!indices.empty()) out += bold("GPU indices (each adapter in every list that numbers it)", style) + "\n";
+  for (const auto& r : indices) line(out, r.label, r.value);
   if (env.selection) {
     out += bold("Device selection", style) + "\n";
     line(out, "measuring", env.selection->chosen);

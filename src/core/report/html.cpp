@@ -9,6 +9,8 @@
 
 #include "core/report/console.hpp"
 #include "core/report/digest.hpp"
+#include "core/report/gpu_busy_rows.hpp"
+#include "core/report/gpu_index_rows.hpp"
 #include "core/report/web_assets.hpp"
 #include "core/report/windows_env.hpp"
 #include "core/units.hpp"
@@ -1126,6 +1128,13 @@ void environment_section(std::string& out, const Report& report) {
       out += "<tr>" + cell(r.group) + cell(r.label) + cell(r.value) + "</tr>\n";
     out += "</tbody></table>\n";
   }
+  if (const auto indices = gpu_index_rows(env, report.results); !indices.empty()) {
+    out +=
+        "<h3>GPU indices</h3>\n<table class=\"data\"><thead><tr><th>adapter</th><th>indices</th></tr>"
+        "</thead><tbody>\n";
+    for (const auto& r : indices) out += "<tr>" + cell(r.label) + cell(r.value) + "</tr>\n";
+    out += "</tbody></table>\n";
+  }
   if (!t.config.empty()) {
     open_details(out, "Torch build configuration (at::show_config)");
     out += "<pre class=\"config\">" + esc(t.config) + "</pre></details>\n";
@@ -1315,6 +1324,7 @@ std::string render_html(const Report& report, const HtmlOptions& options) {
   main += "<a href=\"#roofline\">roofline</a><a href=\"#speedup\">speed-up</a>";
   if (any_bench) main += "<a href=\"#bench\">benchmarks</a>";
   if (any_llm) main += "<a href=\"#llm\">LLM</a>";
+  if (!gpu_busy_rows(report.results).empty()) main += "<a href=\"#gpu-busy\">GPU busy</a>";
   main += "<a href=\"#environment\">environment</a></nav>\n";
   verdict_and_findings(main, report);
   checks_section(main, report);
@@ -1323,6 +1333,7 @@ std::string render_html(const Report& report, const HtmlOptions& options) {
   bench_section(main, page, report);
   llm_section(main, page, report);
   other_results_section(main, report);
+  main += render_gpu_busy_html(report.results);
   environment_section(main, report);
 
   std::string out;

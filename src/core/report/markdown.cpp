@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "core/report/digest.hpp"
+#include "core/report/gpu_busy_rows.hpp"
+#include "core/report/gpu_index_rows.hpp"
 #include "core/report/windows_env.hpp"
 #include "core/units.hpp"
 
@@ -216,6 +218,20 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
     out += "\n";
   }
 
+  const auto busy = gpu_busy_rows(report.results);
+  if (!busy.empty()) {
+    out +=
+        "### GPU busy while measuring\n\nSampled by accel-doctor from each item's start to its result "
+        "(the whole item, warm-up included).\n\n| item | GPU (busiest) | busy | engines (median/max) | "
+        "samples | note |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& b : busy) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(code(b.key)),
+                         markdown_cell(b.gpu), markdown_cell(b.low ? "**" + b.busy + "**" : b.busy),
+                         markdown_cell(b.engines), markdown_cell(b.samples), markdown_cell(b.note));
+    }
+    out += "\n";
+  }
+
   const auto& env = ctx.environment;
   out += "### Environment\n\n| | |\n| --- | --- |\n";
   env_row(out, "GPU", gpu_line(env, device));
@@ -233,6 +249,12 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
     for (const auto& r : windows_env_rows(*env.windows))
       out += "| " + markdown_cell(r.group) + " | " + markdown_cell(r.label) + " | " + markdown_cell(r.value) +
              " |\n";
+  }
+  const auto indices = gpu_index_rows(env, report.results);
+  if (!indices.empty()) {
+    out += "\n### GPU indices\n\n| adapter | indices |\n| --- | --- |\n";
+    for (const auto& r : indices)
+      out += "| " + markdown_cell(r.label) + " | " + markdown_cell(r.value) + " |\n";
   }
   return out;
 }

@@ -55,6 +55,11 @@ std::vector<EnvRow> windows_env_rows(const WindowsInfo& w) {
     if (!a.integrated_basis.empty()) v += " (" + a.integrated_basis + ")";
     v += "  driver " +
          (a.driver_version.empty() ? missing(a.not_collected, "driver_version") : a.driver_version);
+    v += "  " + (a.wddm_version.empty()
+                     ? "WDDM: " + missing(a.not_collected,
+                                          a.not_collected.count("dxcore") ? "dxcore" : "wddm_version")
+                     : a.wddm_version);
+    if (a.hardware == false) v += "  not a hardware adapter (DXCore)";
     add(g, fmt::format("adapter {}", a.dxgi_index), v);
   }
   if (nc.count("adapters") && !w.adapters.empty()) add(g, "adapters", missing(nc, "adapters"));
@@ -81,6 +86,13 @@ std::vector<EnvRow> windows_env_rows(const WindowsInfo& w) {
   if (w.battery_saver) src += *w.battery_saver ? ", battery saver ON" : ", battery saver off";
   add(g, "power source", src);
   add(g, "efficiency mode (EcoQoS)", yes_no(w.process_ecoqos, nc, "process_ecoqos"));
+  for (const auto& p : w.python_processes) {
+    add(g, fmt::format("python pid {} EcoQoS", p.pid),
+        p.path + ": " + (p.ecoqos ? (*p.ecoqos ? "ON (efficiency mode)" : "off") : "not known: " + p.why));
+  }
+  if (w.python_processes.empty())
+    add(g, "running python EcoQoS",
+        nc.count("python_processes") ? missing(nc, "python_processes") : "no python process running");
   add(g, "remote session", yes_no(w.remote_session, nc, "remote_session"));
 
   g = "Security";
@@ -91,6 +103,12 @@ std::vector<EnvRow> windows_env_rows(const WindowsInfo& w) {
   add(g, "HIP_PATH", w.hip_path.empty() ? "not set" : w.hip_path);
   add(g, "HIP runtime",
       w.hip_runtime.empty() ? "no amdhip64_6.dll / amdhip64_7.dll found" : files_text(w.hip_runtime));
+  add(g, "HIP in a torch wheel",
+      w.torch_hip_runtime.empty() ? "none (no torch\\lib\\amdhip64*.dll in the site-packages looked at)"
+                                  : files_text(w.torch_hip_runtime));
+  add(g, "Adrenalin",
+      w.adrenalin_version.empty() ? missing(nc, "adrenalin_version")
+                                  : w.adrenalin_version + " (" + w.adrenalin_version_source + ")");
   if (!w.hsa_override_gfx_version.empty())
     add(g, "HSA_OVERRIDE_GFX_VERSION", w.hsa_override_gfx_version + " (no effect on Windows)");
 
@@ -102,8 +120,25 @@ std::vector<EnvRow> windows_env_rows(const WindowsInfo& w) {
     add(g, "not found", m);
   }
   add(g, "DirectML.dll", w.directml.empty() ? "none found" : files_text(w.directml));
-  add(g, "onnxruntime.dll", w.onnxruntime.empty() ? "none on PATH" : files_text(w.onnxruntime));
+  add(g, "onnxruntime.dll",
+      w.onnxruntime.empty() ? "none on PATH or in site-packages" : files_text(w.onnxruntime));
+  for (const auto& p : w.onnxruntime_directml_ep) add(g, "DirectML provider in", p);
   if (nc.count("file_versions")) add(g, "file versions", missing(nc, "file_versions"));
+
+  g = "Python";
+  if (w.pythons.empty()) add(g, "interpreters", missing(nc, "pythons"));
+  for (const auto& p : w.pythons) {
+    std::string v = p.found_by;
+    if (!p.site_packages.empty()) v += "; site-packages " + p.site_packages.front();
+    if (!p.torch_version.empty()) {
+      v += "; torch " + p.torch_version;
+      if (!p.torch_hip_version.empty()) v += " (HIP " + p.torch_hip_version + ")";
+      if (!p.torch_cuda_version.empty()) v += " (CUDA " + p.torch_cuda_version + ")";
+    }
+    for (const auto& [k, why] : p.not_collected) v += "; " + k + ": " + why;
+    add(g, p.path, v);
+  }
+  if (nc.count("pythons") && !w.pythons.empty()) add(g, "interpreters", missing(nc, "pythons"));
   return rows;
 }
 

@@ -110,6 +110,12 @@ std::vector<RuleEntry> health_rules();  ///< rules_health.cpp: errors, fallbacks
 std::vector<RuleEntry> vulkan_rules();  ///< rules_vulkan.cpp: the framework against the Vulkan ceiling
 std::vector<RuleEntry>
 windows_rules();  ///< rules_windows.cpp: environment.windows (adapters, power, security)
+std::vector<RuleEntry> gpu_busy_rules();  ///< rules_gpu_busy.cpp: GPU utilisation while workloads ran
+/// On Windows, how to select the adapter torch's `device` is on, by every
+/// index it has (DirectML / ONNX Runtime device_id, torch-directml, torch,
+/// Vulkan, HIP; core/adapter_join.hpp): one text for every rule that says
+/// "use the discrete GPU". "" when the device joins no DXGI adapter (rules_windows.cpp).
+std::string windows_index_advice(const Ctx& c, const std::string& device);
 /// True for the Power saver plan's GUID (GUID_MAX_POWER_SAVINGS).
 bool is_power_saver_plan(const std::string& guid);
 /// Every rule, in evaluation order.

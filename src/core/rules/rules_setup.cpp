@@ -666,6 +666,8 @@ void rule_integrated_selected(const Ctx& c, std::vector<Finding>& out) {
         c.platform.backend == "directml"
             ? fmt::format("; with DirectML: torch_directml.device({})", other->index)
             : "");
+    // On Windows every library's index of that adapter, from the one join.
+    if (const std::string all = windows_index_advice(c, other->id); !all.empty()) fix = all;
   } else {
     std::vector<std::string> vars;
     for (const char* n :

@@ -4,6 +4,6 @@
 
 namespace accel::platform {
 
-std::optional<WindowsInfo> probe_windows() { return std::nullopt; }
+std::optional<WindowsInfo> probe_windows(const WindowsProbeOptions&) { return std::nullopt; }
 
 }  // namespace accel::platform

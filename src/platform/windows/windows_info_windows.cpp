@@ -2,12 +2,15 @@
 // platform/windows_facts.hpp. DXGI (dxgi.dll), D3D12 (d3d12.dll), powrprof.dll
 // and version.dll are loaded at run time, so a missing DLL or export is a
 // "not collected: why", never a load failure. Nothing throws.
-#include "platform/windows/win_util.hpp"  // windows.h first
+#include "platform/windows/win_probe_util.hpp"  // windows.h first
+
+#include "platform/windows/dxcore_windows.hpp"
 
 #include <d3d12.h>
 #include <dxgi1_6.h>
 
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -19,66 +22,9 @@
 namespace accel::platform {
 
 using namespace detail;
+using namespace win;
 
 namespace {
-
-std::string hresult_text(HRESULT hr) {
-  return fmt::format("HRESULT 0x{:08X}", static_cast<std::uint32_t>(hr));
-}
-
-std::string guid_text(const GUID& g) {
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}", g.Data1,
-                     g.Data2, g.Data3, g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4], g.Data4[5],
-                     g.Data4[6], g.Data4[7]);
-}
-
-template <typename F>
-F proc(HMODULE m, const char* name) {
-  return m ? reinterpret_cast<F>(reinterpret_cast<void*>(GetProcAddress(m, name))) : nullptr;
-}
-
-struct Library {
-  HMODULE h = nullptr;
-  std::string error;
-  explicit Library(const wchar_t* name) {
-    h = LoadLibraryExW(name, nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
-    if (!h) error = win::last_error();
-  }
-  ~Library() {
-    if (h) FreeLibrary(h);
-  }
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-};
-
-template <typename T>
-struct ComPtr {
-  T* p = nullptr;
-  ~ComPtr() {
-    if (p) p->Release();
-  }
-  T** put() { return &p; }
-  T* operator->() const { return p; }
-};
-
-std::optional<DWORD> reg_dword(HKEY root, const wchar_t* key, const wchar_t* value, std::string* why) {
-  DWORD v = 0, bytes = sizeof v;
-  const LONG rc = RegGetValueW(root, key, value, RRF_RT_REG_DWORD, nullptr, &v, &bytes);
-  if (rc != ERROR_SUCCESS) {
-    if (why) *why = win::error_text(static_cast<DWORD>(rc));
-    return std::nullopt;
-  }
-  return v;
-}
-
-std::string env_value(const wchar_t* name) {
-  const DWORD n = GetEnvironmentVariableW(name, nullptr, 0);
-  if (n == 0) return "";
-  std::wstring buf(n, L'\0');
-  const DWORD got = GetEnvironmentVariableW(name, &buf[0], n);
-  buf.resize(got);
-  return win::narrow(buf);
-}
 
 // ---------------------------------------------------------------- adapters
 
@@ -125,6 +71,8 @@ void probe_adapters(WindowsInfo& w) {
     return;
   }
   Library d3d12(L"d3d12.dll");
+  const DxCore dxcore;
+  if (!dxcore.ok()) w.not_collected["dxcore"] = dxcore.error();
   for (UINT i = 0; i < 64; ++i) {
     ComPtr<IDXGIAdapter1> adapter;
     hr = factory->EnumAdapters1(i, adapter.put());
@@ -158,12 +106,20 @@ void probe_adapters(WindowsInfo& w) {
     } else {
       a.not_collected["driver_version"] = "CheckInterfaceSupport(IDXGIDevice) failed: " + hresult_text(hr);
     }
+    const DxCoreAdapterFacts dx = dxcore.ok() ? dxcore.adapter(d.AdapterLuid) : DxCoreAdapterFacts{};
+    a.hardware = dx.hardware;
+    a.wddm_version = dx.wddm_version;
+    if (dxcore.ok() && !dx.why.empty()) a.not_collected["dxcore"] = dx.why;
+    // D3D12's UMA only when DXCore cannot say (creating a device costs ~100 ms per adapter).
     std::string uma_why;
-    const auto uma = a.software ? std::nullopt : d3d12_uma(d3d12.h, adapter.p, uma_why);
-    const auto integ = adapter_integration(uma, a.software, d.VendorId, d.DedicatedVideoMemory);
+    const auto uma = a.software || dx.integrated ? std::nullopt : d3d12_uma(d3d12.h, adapter.p, uma_why);
+    const auto integ =
+        adapter_integration(dx.integrated, uma, a.software, d.VendorId, d.DedicatedVideoMemory);
     a.integrated = integ.integrated;
     a.integrated_basis = integ.basis;
-    if (!uma && !a.software) a.not_collected["d3d12_uma"] = uma_why;
+    if (!dx.integrated && !uma && !a.software) a.not_collected["d3d12_uma"] = uma_why;
+    if (a.wddm_version.empty() && !a.not_collected.count("dxcore"))
+      a.not_collected["wddm_version"] = dxcore.ok() ? "DXCore did not say" : dxcore.error();
     w.adapters.push_back(std::move(a));
   }
   // The high-performance order (IDXGIFactory6, Windows 10 1803 and later).
@@ -322,55 +278,7 @@ void probe_power(WindowsInfo& w) {
   w.remote_session = GetSystemMetrics(SM_REMOTESESSION) != 0;
 }
 
-// ---------------------------------------------------------------- DLLs and their versions
-
-std::string file_version(HMODULE version_dll, const std::wstring& path) {
-  using SizeFn = DWORD(WINAPI*)(LPCWSTR, LPDWORD);
-  using InfoFn = BOOL(WINAPI*)(LPCWSTR, DWORD, DWORD, LPVOID);
-  using QueryFn = BOOL(WINAPI*)(LPCVOID, LPCWSTR, LPVOID*, PUINT);
-  const auto size_fn = proc<SizeFn>(version_dll, "GetFileVersionInfoSizeW");
-  const auto info_fn = proc<InfoFn>(version_dll, "GetFileVersionInfoW");
-  const auto query_fn = proc<QueryFn>(version_dll, "VerQueryValueW");
-  if (!size_fn || !info_fn || !query_fn) return "";
-  DWORD ignored = 0;
-  const DWORD n = size_fn(path.c_str(), &ignored);
-  if (n == 0) return "";
-  std::string block(n, '\0');
-  if (!info_fn(path.c_str(), 0, n, &block[0])) return "";
-  VS_FIXEDFILEINFO* ffi = nullptr;
-  UINT len = 0;
-  if (!query_fn(block.data(), L"\\", reinterpret_cast<void**>(&ffi), &len) || !ffi || len < sizeof *ffi)
-    return "";
-  return file_version_string(ffi->dwFileVersionMS, ffi->dwFileVersionLS);
-}
-
-bool is_file(const std::wstring& path) {
-  const DWORD a = GetFileAttributesW(path.c_str());
-  return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
-}
-
-struct Folder {
-  std::string path;
-  std::string where;
-};
-
-// Every copy of `name` in `folders` (System32 first, then PATH), each folder once.
-std::vector<WindowsFile> find_copies(HMODULE version_dll, const std::string& name,
-                                     const std::vector<Folder>& folders) {
-  std::vector<WindowsFile> out;
-  std::set<std::string> seen;
-  for (const auto& f : folders) {
-    std::string key = f.path;
-    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!seen.insert(key).second) continue;
-    const std::wstring full = win::widen(f.path + "\\" + name);
-    if (!is_file(full)) continue;
-    out.push_back({name, f.path + "\\" + name, f.where, file_version(version_dll, full)});
-  }
-  return out;
-}
-
-void probe_files(WindowsInfo& w) {
+void probe_files(WindowsInfo& w, const WindowsProbeOptions& options) {
   Library version(L"version.dll");
   if (!version.h) w.not_collected["file_versions"] = "version.dll could not be loaded: " + version.error;
   std::vector<Folder> folders;
@@ -398,6 +306,8 @@ void probe_files(WindowsInfo& w) {
   }
   w.directml = find_copies(version.h, "DirectML.dll", folders);
   w.onnxruntime = find_copies(version.h, "onnxruntime.dll", folders);
+  probe_pythons(w, options.pythons, version.h);  // adds their site-packages' copies
+  probe_onnxruntime_providers(w);
 }
 
 int os_build_number(std::string& why) {
@@ -414,7 +324,7 @@ int os_build_number(std::string& why) {
 
 }  // namespace
 
-std::optional<WindowsInfo> probe_windows() {
+std::optional<WindowsInfo> probe_windows(const WindowsProbeOptions& options) {
   WindowsInfo w;
   std::string why;
   const int build = os_build_number(why);
@@ -424,7 +334,7 @@ std::optional<WindowsInfo> probe_windows() {
     w.not_collected["os_build"] = why;
   }
   // Each part fenced: a probe never ends the others (nothing here should throw; std::bad_alloc might).
-  const auto fenced = [&w](const char* part, void (*fn)(WindowsInfo&)) {
+  const auto fenced = [&w](const char* part, const std::function<void(WindowsInfo&)>& fn) {
     try {
       fn(w);
     } catch (const std::exception& e) {
@@ -434,7 +344,9 @@ std::optional<WindowsInfo> probe_windows() {
   fenced("adapters", probe_adapters);
   fenced("registry", probe_graphics_registry);
   fenced("power", probe_power);
-  fenced("files", probe_files);
+  fenced("files", [&options](WindowsInfo& x) { probe_files(x, options); });
+  fenced("python_processes", probe_python_processes);
+  fenced("adrenalin_version", probe_adrenalin);
   return w;
 }
 
