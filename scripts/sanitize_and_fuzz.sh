@@ -19,7 +19,7 @@ cd "$ROOT"
 SECS="${1:-20}"
 BUILD="${FUZZ_BUILD:-build-fuzz}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
-TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files}"
+TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files engine_request}"
 SHARED_ERRORS="$ROOT/../shared/fixtures/errors"
 start=$(date +%s)
 
