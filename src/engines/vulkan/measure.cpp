@@ -25,16 +25,11 @@ Push push_of(std::uint32_t w0, std::uint32_t w1 = 0) {
   return p;
 }
 
-Push fma_push(std::uint32_t iterations, const FmaParams& prm) {
-  Push p;
-  p.words[0] = iterations;
-  std::memcpy(&p.words[1], &prm.b, 4);
-  std::memcpy(&p.words[2], &prm.c, 4);
-  std::memcpy(&p.words[3], &prm.seed, 4);
-  return p;
-}
-
-Push dot_push(std::uint32_t iterations, const DotParams& prm) {
+/// The chain kernels' push constants: the trip count, then b, c and the seed
+/// (FmaParams: floats; DotParams: int32), 4 bytes each.
+template <typename Params>
+Push chain_push(std::uint32_t iterations, const Params& prm) {
+  static_assert(sizeof(prm.b) == 4 && sizeof(prm.c) == 4 && sizeof(prm.seed) == 4);
   Push p;
   p.words[0] = iterations;
   std::memcpy(&p.words[1], &prm.b, 4);
@@ -96,7 +91,7 @@ ChainSpec chain_spec(ChainKind kind) {
          "dot",
          "int8",
          shaders::dot_int8(),
-         [prm](std::uint32_t n) { return dot_push(n, prm); },
+         [prm](std::uint32_t n) { return chain_push(n, prm); },
          8.0 * kDotUnroll * kDotChains,
          [prm](std::uint32_t lane, std::uint32_t n, std::uint32_t word) {
            return static_cast<std::uint32_t>(dot_lane_expected(prm, lane, n)) == word ? 0.0 : 1.0;
@@ -112,7 +107,7 @@ ChainSpec chain_spec(ChainKind kind) {
        "fma",
        fp16 ? "fp16" : "fp32",
        fp16 ? shaders::fma_fp16() : shaders::fma_fp32(),
-       [prm](std::uint32_t n) { return fma_push(n, prm); },
+       [prm](std::uint32_t n) { return chain_push(n, prm); },
        2.0 * kFmaUnroll * kFmaChains,
        [prm](std::uint32_t lane, std::uint32_t n, std::uint32_t word) {
          const double want = fma_lane_expected(prm, lane, n);
