@@ -21,10 +21,12 @@ doctor: setup build-main
 # ends with "N passed, M failed"); the Windows stage: the mingw-w64 cross-build
 # in build-windows/ and its tests under Wine (scripts/test_windows.sh).
 FUZZ_SECONDS ?= 20
+# TSAN=1 adds ThreadSanitizer (tsan_tests, build-tsan/) to the reliability stage.
+TSAN ?= 0
 test: setup-test check-portable build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	JOBS=$(JOBS) scripts/check_engine_mingw.sh
-	JOBS=$(JOBS) scripts/sanitize_and_fuzz.sh $(FUZZ_SECONDS)
+	JOBS=$(JOBS) TSAN=$(TSAN) scripts/sanitize_and_fuzz.sh $(FUZZ_SECONDS)
 	JOBS=$(JOBS) BUILD_WINDOWS=$(BUILD_WINDOWS) scripts/test_windows.sh
 
 check-portable:
@@ -59,4 +61,4 @@ format:
 	find src tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-fuzz $(BUILD_WINDOWS)
+	rm -rf $(BUILD) build-fuzz build-tsan $(BUILD_WINDOWS)

@@ -4,6 +4,12 @@
 # compile shaders/*.comp to SPIR-V, embedded with EmbedFiles.cmake. Without
 # either, the engine is a stub that says so (and this file says it here).
 find_program(ACCEL_GLSLC glslc)
+# The int8 dot product shader is SPIR-V assembly (glslc rejects
+# GL_EXT_integer_dot_product): spirv-as and spirv-val (Debian: spirv-tools)
+# assemble and validate it; without them the engine is built without it and
+# each device's notes say the int8 row is left out.
+find_program(ACCEL_SPIRV_AS spirv-as)
+find_program(ACCEL_SPIRV_VAL spirv-val)
 if(CMAKE_CROSSCOMPILING AND WIN32)
   # mingw-w64: the cross-compiler must never see /usr/include (glibc), so
   # Debian's Vulkan headers (plain C, Windows-aware through vk_platform.h) are
@@ -39,6 +45,22 @@ if(ACCEL_GLSLC AND ACCEL_VULKAN_INCLUDE_DIR)
     list(APPEND _spv_entries "${_name}=${_spv}")
     list(APPEND _spv_files ${_spv})
   endforeach()
+  if(ACCEL_SPIRV_AS AND ACCEL_SPIRV_VAL)
+    set(_spv ${CMAKE_BINARY_DIR}/generated/vulkan/dot_int8.spv)
+    add_custom_command(OUTPUT ${_spv}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated/vulkan
+      COMMAND ${ACCEL_SPIRV_AS} --target-env vulkan1.1 ${_vk}/shaders/dot_int8.spvasm -o ${_spv}
+      COMMAND ${ACCEL_SPIRV_VAL} --target-env vulkan1.1 ${_spv}
+      DEPENDS ${_vk}/shaders/dot_int8.spvasm
+      COMMENT "spirv-as dot_int8.spvasm" VERBATIM)
+    list(APPEND _spv_entries "dot_int8=${_spv}")
+    list(APPEND _spv_files ${_spv})
+    set(_int8 1)
+    set(_int8_note "with the int8 dot product (spirv-as: ${ACCEL_SPIRV_AS})")
+  else()
+    set(_int8 0)
+    set(_int8_note "WITHOUT the int8 dot product: no spirv-as/spirv-val (Debian: apt install spirv-tools)")
+  endif()
   set(_shaders_cpp ${CMAKE_BINARY_DIR}/generated/vulkan_shaders.cpp)
   string(REPLACE ";" "|" _spv_arg "${_spv_entries}")
   add_custom_command(OUTPUT ${_shaders_cpp}
@@ -46,12 +68,14 @@ if(ACCEL_GLSLC AND ACCEL_VULKAN_INCLUDE_DIR)
             "-DFILES=${_spv_arg}" -P ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
     DEPENDS ${_spv_files} ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
     COMMENT "Embedding the Vulkan compute shaders (SPIR-V)" VERBATIM)
-  target_sources(accel_vulkan PRIVATE ${_vk}/runtime.cpp ${_shaders_cpp})
+  target_sources(accel_vulkan PRIVATE ${_vk}/runtime.cpp ${_vk}/gpu.cpp ${_vk}/measure.cpp ${_shaders_cpp})
+  target_compile_definitions(accel_vulkan PRIVATE ACCEL_VULKAN_INT8=${_int8})
   target_include_directories(accel_vulkan SYSTEM PRIVATE ${ACCEL_VULKAN_INCLUDE_DIR})
   # Vulkan structs are zero-initialised from their sType alone ({VK_STRUCTURE_TYPE_...}).
-  set_source_files_properties(${_vk}/runtime.cpp PROPERTIES COMPILE_OPTIONS -Wno-missing-field-initializers)
+  set_source_files_properties(${_vk}/runtime.cpp ${_vk}/gpu.cpp ${_vk}/measure.cpp
+                              PROPERTIES COMPILE_OPTIONS -Wno-missing-field-initializers)
   set(ACCEL_WITH_VULKAN ON)
-  message(STATUS "accel-doctor: Vulkan ceiling engine built (glslc: ${ACCEL_GLSLC})")
+  message(STATUS "accel-doctor: Vulkan ceiling engine built (glslc: ${ACCEL_GLSLC}), ${_int8_note}")
 else()
   target_sources(accel_vulkan PRIVATE ${_vk}/runtime_stub.cpp)
   set(ACCEL_WITH_VULKAN OFF)

@@ -3,6 +3,7 @@
 # (clang, torch-free: core + platform only; the main g++ build is untouched):
 #   1. the unit tests built with AddressSanitizer + UndefinedBehaviorSanitizer
 #      (they include the replay of every stored fuzz crash input);
+#   1b. with TSAN=1, tsan_tests with ThreadSanitizer, in build-tsan/ (TSAN_BUILD);
 #   2. every libFuzzer target of tests/fuzz for a bounded time, seeded from
 #      the repository's fixtures. A crash, leak, sanitizer report or
 #      undocumented exception fails the stage and leaves its input under
@@ -19,7 +20,7 @@ cd "$ROOT"
 SECS="${1:-20}"
 BUILD="${FUZZ_BUILD:-build-fuzz}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
-TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files pdh_instance}"
+TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files pdh_instance engine_request}"
 SHARED_ERRORS="$ROOT/../shared/fixtures/errors"
 start=$(date +%s)
 
@@ -57,6 +58,37 @@ if "$BUILD/tests/unit_tests" --gtest_brief=1 --gtest_filter="-$LAVAPIPE_TEST" > 
 else
   tail -n 60 "$BUILD/unit_tests.log"
   fail "unit tests under ASan+UBSan (log: $BUILD/unit_tests.log)"
+fi
+
+# ---- 1b. ThreadSanitizer (TSAN=1; off by default): tsan_tests
+# (tests/tsan.cmake: the progress display's ticker thread, the engine client
+# and the worker runner against fake engines and workers), in a build dir of
+# its own (TSan and ASan do not mix), -O1 without debug info. Off in
+# `make test` because its build (the torch-free libraries again) costs about
+# 6 CPU-minutes, 3.5 min on 2 cores, over this stage's budget; measured and
+# recorded in docs/reliability.md.
+if [ "${TSAN:-0}" != 0 ]; then
+  TSAN_BUILD="${TSAN_BUILD:-build-tsan}"
+  t_tsan=$(date +%s)
+  if [ ! -f "$TSAN_BUILD/build.ninja" ] && [ ! -f "$TSAN_BUILD/Makefile" ]; then
+    gen=""; command -v ninja >/dev/null && gen="-G Ninja"
+    CC=clang CXX=clang++ cmake -S . -B "$TSAN_BUILD" $gen -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
+      -DCMAKE_C_FLAGS_RELEASE=-O1 -DACCEL_TSAN=ON \
+      > "$TSAN_BUILD.configure.log" 2>&1 || { cat "$TSAN_BUILD.configure.log" >&2; fail "tsan configure"; }
+  fi
+  echo "== building tsan_tests with TSan in $TSAN_BUILD"
+  if cmake --build "$TSAN_BUILD" -j "$JOBS" --target tsan_tests > "$TSAN_BUILD.build.log" 2>&1; then
+    if TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" "$TSAN_BUILD/tests/tsan_tests" --gtest_brief=1 \
+         > "$TSAN_BUILD/tsan_tests.log" 2>&1; then
+      pass "tsan_tests under ThreadSanitizer ($(grep -Eo '[0-9]+ tests? from [0-9]+ test suites? ran' "$TSAN_BUILD/tsan_tests.log" | head -1); $(( $(date +%s) - t_tsan )) s with its build)"
+    else
+      grep -E 'WARNING: ThreadSanitizer|SUMMARY|FAILED' "$TSAN_BUILD/tsan_tests.log" | head -n 8
+      fail "tsan_tests (log: $TSAN_BUILD/tsan_tests.log)"
+    fi
+  else
+    tail -n 20 "$TSAN_BUILD.build.log"
+    fail "tsan_tests build (log: $TSAN_BUILD.build.log)"
+  fi
 fi
 
 # ---- 2. the fuzzers, each for SECS seconds, seeded from the fixtures.

@@ -23,9 +23,10 @@ if [ "$mode" = "test" ]; then
   # DXCore's interface header (dxcore_interface.h) for the Windows probes
   # (integrated or not, WDDM version; dxcore.dll itself is loaded at run time).
   need+=(directx-headers-dev)
-  # The Vulkan ceiling (docs/vulkan.md): headers and glslc to build it, the
-  # loader and Mesa's lavapipe (a CPU Vulkan device) to run its tests.
-  need+=(libvulkan-dev glslc libvulkan1 mesa-vulkan-drivers)
+  # The Vulkan ceiling (docs/vulkan.md): headers and glslc to build it,
+  # spirv-tools (spirv-as, spirv-val) for its int8 dot product shader (SPIR-V
+  # assembly), the loader and Mesa's lavapipe (a CPU Vulkan device) to run its tests.
+  need+=(libvulkan-dev glslc spirv-tools libvulkan1 mesa-vulkan-drivers)
   # The Python package (tests/python/package.sh, docs/python.md): Debian's
   # torch for Python (the same 1.13 as libtorch-dev), a venv with pip and
   # setuptools, and the headers the extension module compiles against.

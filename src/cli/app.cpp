@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -101,6 +102,7 @@ engine::Engine& App::engine() {
   if (!engine_) {
     const engine::EngineSearch& found = engine_search();
     if (found.path.empty()) throw UsageError(engine::engine_missing_message(found));
+    (void)peaks();  // a broken gpus.json is refused before anything is measured
     // GPU utilisation is sampled here, in the front end, while any engine measures.
     std::string period_problem;
     const double period_ms = platform::gpu_busy_period_from_environment(&period_problem);
@@ -239,16 +241,26 @@ void App::item_finished(const Result& result) const {
   std::cout << scrub(jsonl_result_line(result)) << std::flush;
 }
 
-void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured) {
+const GpuPeakTable* App::peaks() {
   if (!peaks_loaded_) {
     peaks_loaded_ = true;
-    try {
-      if (const std::string dir = find_kb_dir(); !dir.empty()) peaks_ = GpuPeakTable::load(dir);
-    } catch (const std::exception& e) {
-      std::cerr << "accel-doctor: datasheet peaks unavailable: " << e.what() << "\n";
+    const std::string dir = find_kb_dir();
+    if (dir.empty() || !std::filesystem::exists(std::filesystem::path(dir) / "gpus.json")) {
+      std::cerr << "accel-doctor: datasheet peaks unavailable: no gpus.json in the kb"
+                << (dir.empty() ? "" : " (" + dir + ")") << "\n";
+    } else {
+      try {
+        peaks_ = GpuPeakTable::load(dir);
+      } catch (const KbError& e) {  // a kb file the user's kb holds but that is broken
+        throw UsageError(std::string("set-up error: ") + e.what());
+      }
     }
   }
-  const auto ceilings = build_ceilings(environment(), results, measured, peaks_ ? &*peaks_ : nullptr);
+  return peaks_ ? &*peaks_ : nullptr;
+}
+
+void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured) {
+  const auto ceilings = build_ceilings(environment(), results, measured, peaks());
   annotate_rooflines(results, ceilings);
 }
 

@@ -83,6 +83,11 @@ class App {
   /// datasheet table, this host's CPU estimate, and any bandwidth measured in
   /// `measured` (bench copy rows of this run).
   void apply_rooflines(std::vector<Result>& results, const std::vector<Result>& measured);
+  /// kb/gpus.json, loaded once: null when the kb has none (a line on stderr
+  /// says so). A gpus.json that exists but cannot be parsed is a set-up error
+  /// (UsageError naming the file and what is wrong); engine() loads it before
+  /// anything is measured.
+  const GpuPeakTable* peaks();
 
   /// Prints the text report to stdout (not with --quiet, nor with --format md
   /// or jsonl, which own stdout).

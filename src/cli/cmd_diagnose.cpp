@@ -86,6 +86,7 @@ int cmd_diagnose(App& app, const DiagnoseArgs& args) {
     throw UsageError(e.what());
   }
   app.note_secrets(report);
+  (void)diagnose_options(app);  // the kb and kb/rules.json: a broken one is refused before any output
   app.out(wrap_to_width(describe_origin(report, args.from), app.style_stdout().width) + "\n");
   const int rc = report_diagnosis(app, report);
   app.write_outputs(report);  // --json, --html, --format md|jsonl, all redacted with --redact

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
@@ -47,18 +48,14 @@ VulkanPhase run_vulkan_phase(App& app, const VulkanPhaseOptions& options) {
   if (const char* loader = std::getenv("ACCEL_DOCTOR_VULKAN_LOADER"); loader && *loader) {
     o.loader_names = {loader};
   }
+  // kb/gpus.json: the last-level cache that sizes the memory buffers, and the datasheet.
+  o.datasheet = app.peaks();
   vulkan::Run run = vulkan::run(o);
   app.clear_status();
   vulkan::attach_framework_ratios(run.results, options.framework,
                                   options.framework_env ? *options.framework_env : app.environment(),
                                   options.source);
-  try {
-    if (const std::string dir = find_kb_dir(); !dir.empty()) {
-      vulkan::attach_datasheet(run.results, GpuPeakTable::load(dir));
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "accel-doctor: datasheet peaks unavailable: " << e.what() << "\n";
-  }
+  if (o.datasheet) vulkan::attach_datasheet(run.results, *o.datasheet);
   for (const auto& r : run.results) phase.measured = phase.measured || r.status == Status::ok;
   if (run.results.empty()) {
     // The clear line in the report: one skipped row that says why.

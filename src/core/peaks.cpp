@@ -380,6 +380,7 @@ GpuPeakTable GpuPeakTable::parse(const std::string& text, const std::string& ori
     row.memory_gb = optional_positive(r, "memory_gb", where);
     row.memory_type = r.value("memory_type", "");
     row.bandwidth_gbps = optional_positive(r, "bandwidth_gbps", where);
+    row.llc = parse_cache_fact(r, where);
 
     if (!r.contains("peaks") || !r.at("peaks").is_object()) throw KbError(where + ": missing 'peaks' object");
     for (const auto& [key, value] : r.at("peaks").items()) {

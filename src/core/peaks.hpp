@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gpu_cache.hpp"
+
 namespace accel {
 
 /// One ceiling. `value` is in `unit`: "TFLOP/s" (1e12 FLOP/s) for fp64, fp32,
@@ -76,6 +78,9 @@ struct GpuPeakRow {
   std::optional<double> memory_gb;
   std::string memory_type;
   std::optional<double> bandwidth_gbps;
+  /// The last-level cache (L2, or AMD's Infinity Cache) with its source; none
+  /// where no source at hand publishes it.
+  std::optional<CacheFact> llc;
   /// "fp64", "fp64_matrix", "fp32", "fp32_matrix", "tf32", "fp16", "bf16", "int8".
   std::map<std::string, double> peaks;
   std::map<std::string, DtypeFallback> fallback;

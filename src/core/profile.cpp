@@ -189,17 +189,21 @@ ImplementationTable ImplementationTable::load(const std::string& kb_dir) {
     throw KbError(fmt::format("kb file {} is not valid JSON: {}", path.string(), e.what()));
   }
   ImplementationTable t;
-  for (const auto& p : j.at("implementations")) {
-    Impl::Pattern pat;
-    pat.role = p.at("role").get<std::string>();
-    pat.implementation = p.at("implementation").get<std::string>();
-    pat.match_ops = p.value("match", "kernel") == "op";
-    pat.re = std::make_unique<RE2>(p.at("pattern").get<std::string>(), RE2::Quiet);
-    if (!pat.re->ok()) {
-      throw KbError(fmt::format("kb file {}: bad pattern for {}: {}", path.string(), pat.implementation,
-                                pat.re->error()));
+  try {
+    for (const auto& p : j.at("implementations")) {
+      Impl::Pattern pat;
+      pat.role = p.at("role").get<std::string>();
+      pat.implementation = p.at("implementation").get<std::string>();
+      pat.match_ops = p.value("match", "kernel") == "op";
+      pat.re = std::make_unique<RE2>(p.at("pattern").get<std::string>(), RE2::Quiet);
+      if (!pat.re->ok()) {
+        throw KbError(fmt::format("kb file {}: bad pattern for {}: {}", path.string(), pat.implementation,
+                                  pat.re->error()));
+      }
+      t.impl_->patterns.push_back(std::move(pat));
     }
-    t.impl_->patterns.push_back(std::move(pat));
+  } catch (const json::exception& e) {  // a missing or mistyped field: the documented KbError
+    throw KbError(fmt::format("kb file {}: {}", path.string(), e.what()));
   }
   return t;
 }

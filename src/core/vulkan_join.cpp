@@ -88,6 +88,7 @@ std::string framework_counterpart(const Result& v) {
   const std::string rest = v.key.substr(prefix.size());
   if (rest.rfind("compute/fma/fp32/", 0) == 0) return "gemm/square/fp32/4096x4096x4096";
   if (rest.rfind("compute/fma/fp16/", 0) == 0) return "gemm/square/fp16/4096x4096x4096";
+  if (rest.rfind("compute/dot/int8/", 0) == 0) return "gemm/square/int8/4096x4096x4096";
   if (rest.rfind("memory/copy/", 0) == 0) return "memory/copy/fp32/rotating";
   if (rest.rfind("memory/read/", 0) == 0) return "memory/reduce/fp32/rotating";
   if (rest.rfind("transfer/h2d/", 0) == 0) return "transfer/h2d_pinned/fp32/256MiB";
@@ -116,6 +117,7 @@ bool split_framework_key(const std::string& k, std::string& type, std::string& r
 
 double figure_of(const Result& r) {
   if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) return it->second;
+  if (auto it = r.metrics.find("tops"); it != r.metrics.end()) return it->second;
   if (auto it = r.metrics.find("gbps"); it != r.metrics.end()) return it->second;
   return 0;
 }

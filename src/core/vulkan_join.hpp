@@ -50,7 +50,9 @@ const DeviceInfo* framework_device_of(const DeviceRef& v, const Environment& env
 
 /// The framework bench row (torch, ONNX Runtime) a Vulkan row is the ceiling
 /// of: "compute/fma/fp32" <- "gemm/square/fp32/4096x4096x4096" (TF32 off),
-/// "compute/fma/fp16" <- "gemm/square/fp16/4096x4096x4096", "memory/copy" <-
+/// "compute/fma/fp16" <- "gemm/square/fp16/4096x4096x4096", "compute/dot/int8"
+/// <- "gemm/square/int8/4096x4096x4096" (torch's TFLOP/s of an int8 GEMM are
+/// its TOPS), "memory/copy" <-
 /// "memory/copy/fp32/rotating", "memory/read" <- "memory/reduce/fp32/rotating",
 /// "transfer/h2d" <- "transfer/h2d_pinned/fp32/256MiB" (and d2h). The key
 /// without its device-type part ("gemm/square/fp32/..."); "" for none.
@@ -63,7 +65,7 @@ std::string framework_device_pci(const Environment& env, const std::string& devi
 /// For each Vulkan row (status ok, not a software device), the framework row
 /// of the same operation on the same device (framework_device_of) in
 /// `framework_rows`: metric "framework_ratio" = framework figure / Vulkan
-/// figure (TFLOP/s or GB/s), and evidence.framework = {key, device, figure,
+/// figure (TFLOP/s, TOPS or GB/s), and evidence.framework = {key, device, figure,
 /// joined_by, source}. `source` says where the framework row came from ("this
 /// run", or the --from report's path). Rows already joined are joined again.
 void attach_framework_ratios(std::vector<Result>& vulkan_rows, const std::vector<Result>& framework_rows,

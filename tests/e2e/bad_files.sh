@@ -2,8 +2,10 @@
 # End-to-end: every input file a command is given that cannot be read or
 # parsed is a set-up error (exit 2) with one clear line on standard error
 # naming the path and what is wrong (issue 16), and it is refused before
-# anything is measured: --weights (config.json, safetensors headers and
-# lengths), --data (IDX files), explain FILE, ACCEL_DOCTOR_KB, reports.
+# anything is measured: --weights (config.json, the index, safetensors
+# headers and lengths), --data (IDX files), explain FILE and --from,
+# ACCEL_DOCTOR_KB (errors, arch.json, gpus.json, rules.json), reports
+# (report, diagnose, compare, bench --vulkan --from).
 set -uo pipefail
 BIN="$1"; OUT="$2"; rm -rf "$OUT"; mkdir -p "$OUT"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -87,6 +89,91 @@ expect_setup_error diagnose_missing "no-such.json" "$BIN" diagnose --from "$OUT/
 printf '{"schema_version": 1e999}' > "$OUT/huge.json"
 expect_setup_error report_huge_number "huge.json' is not valid JSON.*number overflow" "$BIN" report --from "$OUT/huge.json"
 expect_setup_error compare_bad "bad.json" "$BIN" compare "$OUT/bad.json" "$OUT/bad.json"
+
+# ---- the audit of every command's input files (issue 16): the cases above
+# did not cover these. Reports: an empty file, a directory, JSON that is not
+# a report, a field of the wrong type, a newer schema; in compare (either
+# side), report --from (one of several), explain --from and bench --vulkan --from.
+GOOD=${ACCEL_TEST_FIXTURES:-$HERE/../fixtures}/reports/h200-healthy.json
+: > "$OUT/empty.json"
+expect_setup_error report_empty "empty.json" "$BIN" report --from "$OUT/empty.json"
+expect_setup_error report_dir "$OUT" "$BIN" report --from "$OUT"
+echo '[1, 2]' > "$OUT/array.json"
+expect_setup_error report_not_object "array.json" "$BIN" diagnose --from "$OUT/array.json"
+printf '{"schema_version": 1, "context": {}, "results": [{"key": 5}]}' > "$OUT/wrong_type.json"
+expect_setup_error report_wrong_type "wrong_type.json.*key" "$BIN" report --from "$OUT/wrong_type.json"
+expect_setup_error report_newer_schema "newer-schema.json" "$BIN" diagnose --from "$(dirname "$GOOD")/newer-schema.json"
+expect_setup_error report_second_bad "bad.json" "$BIN" report --from "$GOOD" --from "$OUT/bad.json"
+expect_setup_error compare_second_missing "no-such.json" "$BIN" compare "$GOOD" "$OUT/no-such.json"
+expect_setup_error explain_from_bad "--from $OUT/bad.json" "$BIN" explain --from "$OUT/bad.json" "$OUT/oom.log"
+expect_setup_error vulkan_from_bad "bad.json" "$BIN" bench --vulkan --from "$OUT/bad.json"
+# explain: an empty log (nothing to read is not "nothing recognised").
+: > "$OUT/empty.log"
+expect_setup_error explain_empty "empty" "$BIN" explain "$OUT/empty.log"
+
+# --weights: an index whose weight_map is not an object, a shard the index
+# names that is missing, a header whose length runs past the file, a header
+# that is not JSON.
+python3 - "$OUT/ck2" <<'PY'
+import json, os, struct, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+json.dump({"model_type": "llama"}, open(f"{d}/config.json", "w"))
+json.dump({"weight_map": ["model.safetensors"]}, open(f"{d}/model.safetensors.index.json", "w"))
+PY
+expect_setup_error llm_index_not_map "model.safetensors.index.json: field 'weight_map' is missing or not an object" \
+  "$BIN" llm --quick --no-cpu --weights "$OUT/ck2"
+python3 - "$OUT/ck2" <<'PY'
+import json, sys
+d = sys.argv[1]
+json.dump({"weight_map": {"a": "model-00001-of-00001.safetensors"}}, open(f"{d}/model.safetensors.index.json", "w"))
+PY
+expect_setup_error llm_shard_missing "model-00001-of-00001.safetensors" "$BIN" llm --quick --no-cpu --weights "$OUT/ck2"
+python3 - "$OUT/ck2" <<'PY'
+import struct, sys
+d = sys.argv[1]
+open(f"{d}/model-00001-of-00001.safetensors", "wb").write(struct.pack("<Q", 4096) + b"{}")
+PY
+expect_setup_error llm_header_past_end "model-00001-of-00001.safetensors: truncated: the header says 4104 bytes" "$BIN" llm --quick --no-cpu --weights "$OUT/ck2"
+python3 - "$OUT/ck2" <<'PY'
+import struct, sys
+d = sys.argv[1]; h = b'{"a": [1, 2'
+open(f"{d}/model-00001-of-00001.safetensors", "wb").write(struct.pack("<Q", len(h)) + h)
+PY
+expect_setup_error llm_header_not_json "model-00001-of-00001.safetensors: the header is not valid JSON at byte [0-9]+" \
+  "$BIN" llm --quick --no-cpu --weights "$OUT/ck2"
+
+# --data: IDX files with the wrong magic (labels given as images), and a
+# folder with images but no labels.
+python3 - "$OUT/mnist2" <<'PY'
+import os, struct, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+open(f"{d}/train-images-idx3-ubyte", "wb").write(struct.pack(">II", 0x801, 10) + bytes(10))
+open(f"{d}/train-labels-idx1-ubyte", "wb").write(struct.pack(">II", 0x801, 10) + bytes(10))
+PY
+expect_setup_error train_wrong_magic "train-images-idx3-ubyte.*magic" "$BIN" train --quick --no-cpu --data "$OUT/mnist2"
+rm "$OUT/mnist2/train-labels-idx1-ubyte"
+python3 - "$OUT/mnist2" <<'PY'
+import struct, sys
+d = sys.argv[1]
+open(f"{d}/train-images-idx3-ubyte", "wb").write(struct.pack(">IIII", 0x803, 1, 28, 28) + bytes(784))
+PY
+expect_setup_error train_no_labels "train-labels-idx1-ubyte" "$BIN" train --quick --no-cpu --data "$OUT/mnist2"
+
+# The kb's other files under ACCEL_DOCTOR_KB: a broken arch.json (explain),
+# gpus.json (bench --vulkan: refused before lavapipe is measured) and
+# rules.json (diagnose and report --from: before any output), each named
+# with what is wrong.
+for f in arch.json gpus.json rules.json; do
+  rm -rf "$OUT/kb_$f"; cp -r "$ACCEL_DOCTOR_KB" "$OUT/kb_$f"; printf '{"x": [' > "$OUT/kb_$f/$f"
+done
+ACCEL_DOCTOR_KB="$OUT/kb_arch.json" expect_setup_error kb_arch_broken "kb_arch.json/arch.json is not valid JSON at byte [0-9]+" \
+  "$BIN" explain "$OUT/oom.log"
+ACCEL_DOCTOR_KB="$OUT/kb_gpus.json" expect_setup_error kb_gpus_broken "kb_gpus.json/gpus.json is not valid JSON" \
+  "$BIN" bench --vulkan
+ACCEL_DOCTOR_KB="$OUT/kb_rules.json" expect_setup_error kb_rules_broken "kb_rules.json/rules.json" \
+  "$BIN" diagnose --from "$GOOD"
+ACCEL_DOCTOR_KB="$OUT/kb_rules.json" expect_setup_error kb_rules_broken_report "kb_rules.json/rules.json" \
+  "$BIN" report --from "$GOOD"
 
 [ "$fails" -eq 0 ] || { echo "FAIL: $fails bad-file case(s)" >&2; exit 1; }
 echo "bad files: every case exits 2 with one line"

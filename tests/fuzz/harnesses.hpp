@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,8 @@
 #include "core/rules/rules.hpp"
 #include "core/safetensors.hpp"
 #include "core/torch_config.hpp"
+#include "engine_api/engine.hpp"
+#include "engine_api/serve.hpp"
 #include "engine_api/worker_protocol.hpp"
 #include "platform/detail.hpp"
 #include "platform/gpu_busy.hpp"
@@ -137,6 +140,16 @@ inline int host_parse(const std::uint8_t* data, std::size_t size) {
   (void)parse_uint(text.substr(0, 32));
   (void)parse_uint(text.substr(0, 32), 16);
   (void)split_ws(text.substr(0, 4096));
+  (void)lines_of(text);
+  (void)cpu_list_count(text.substr(0, 256));  // /sys/fs/cgroup/cpuset.cpus.effective, "0-3,8"
+  (void)status_field(text, "Cpus_allowed_list");
+  (void)cgroup2_cpu_quota(text.substr(0, 64));  // cpu.max, "max 100000"
+  const auto sp = text.find(' ');
+  (void)cgroup1_cpu_quota(text.substr(0, std::min<std::size_t>(sp, 32)),
+                          sp == std::string_view::npos ? std::string_view() : text.substr(sp + 1, 32));
+  (void)cgroup_memory_limit(text.substr(0, 64));
+  (void)cgroup_path(text);
+  (void)cgroup_path(text, "cpu");
   const std::string ids(text);
   (void)pci_ids_name(ids, 0x10de, 0x2684);
   (void)pci_ids_name(ids, 0x1002, 0x73ff);
@@ -185,6 +198,70 @@ inline int kb_files(const std::uint8_t* data, std::size_t size) {
     (void)accel::GpuPeakTable::parse(text, "fuzz");
   } catch (const accel::KbError&) {
   }
+  // The kb's other files, each beside a minimal valid errors.json: arch.json,
+  // wheels.json and env_vars.json (KnowledgeBase::load), kernels.json
+  // (ImplementationTable::load).
+  static const std::filesystem::path side = tmp.path / "side";
+  std::filesystem::create_directories(side);
+  std::ofstream(side / "errors.json", std::ios::trunc) << R"({"schema": 1, "errors": []})";
+  for (const char* name : {"arch.json", "wheels.json", "env_vars.json", "kernels.json"}) {
+    std::ofstream(side / name, std::ios::binary | std::ios::trunc) << text;
+    try {
+      if (std::string_view(name) == "kernels.json") {
+        (void)accel::ImplementationTable::load(side.string());
+      } else {
+        (void)accel::KnowledgeBase::load(side.string());
+      }
+    } catch (const accel::KbError&) {
+    }
+    std::filesystem::remove(side / name);
+  }
+  return 0;
+}
+
+// the engine protocol's requests, as `accel-doctor-torch serve` reads them
+// from its standard input (any program may start an engine): the request
+// line, the suite's options object (OpsOptions ... TrainOptions, their
+// integers range-checked), against an engine that answers with nothing.
+// serve_engine answers an unreadable request with an error event: it must
+// never throw nor crash.
+class NullEngine final : public accel::engine::Engine {
+ public:
+  accel::engine::EngineEnvironment environment() override { return {}; }
+  std::vector<accel::engine::CheckInfo> list_checks(const accel::engine::OpsOptions&) override { return {}; }
+  std::vector<accel::Result> run_ops(const accel::engine::OpsOptions&,
+                                     const accel::engine::RunCallbacks&) override {
+    return {};
+  }
+  std::vector<accel::engine::ItemInfo> list_benchmarks(const accel::engine::BenchOptions&) override {
+    return {};
+  }
+  std::vector<accel::Result> run_bench(const accel::engine::BenchOptions&,
+                                       const accel::engine::RunCallbacks&) override {
+    return {};
+  }
+  accel::engine::LlmPlan plan_llm(const accel::engine::LlmOptions&) override { return {}; }
+  std::vector<accel::Result> run_llm(const accel::engine::LlmOptions&,
+                                     const accel::engine::RunCallbacks&) override {
+    return {};
+  }
+  accel::engine::TrainPlan plan_train(const accel::engine::TrainOptions&) override { return {}; }
+  std::vector<accel::Result> run_train(const accel::engine::TrainOptions&,
+                                       const accel::engine::RunCallbacks&) override {
+    return {};
+  }
+};
+
+inline int engine_request(const std::uint8_t* data, std::size_t size) {
+#ifdef _WIN32
+  static std::FILE* sink = std::fopen("NUL", "w");
+#else
+  static std::FILE* sink = std::fopen("/dev/null", "w");
+#endif
+  if (!sink) return 0;
+  NullEngine engine;
+  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+  (void)accel::engine::serve_engine(engine, {"fuzz", "0"}, in, sink);
   return 0;
 }
 
@@ -228,7 +305,7 @@ inline constexpr NamedHarness kHarnesses[] = {
     {"safetensors", &safetensors},   {"idx", &idx},
     {"worker_event", &worker_event}, {"host_parse", &host_parse},
     {"torch_text", &torch_text},     {"kb_files", &kb_files},
-    {"pdh_instance", &pdh_instance},
+    {"pdh_instance", &pdh_instance}, {"engine_request", &engine_request},
 };
 
 }  // namespace accel::fuzz

@@ -63,6 +63,45 @@ TEST(PeakTable, LoadsRepositoryTable) {
   }
 }
 
+TEST(PeakTable, LastLevelCacheHasItsOwnSource) {
+  int with = 0;
+  for (const auto& r : table().rows()) {
+    if (!r.llc) continue;
+    SCOPED_TRACE(r.id);
+    ++with;
+    EXPECT_GE(r.llc->bytes, 2ull << 20);    // no GPU of the table has under 2 MiB
+    EXPECT_LE(r.llc->bytes, 256ull << 20);  // MI300X's Infinity Cache is the largest
+    EXPECT_TRUE(r.llc->level == "L2" || r.llc->level == "Infinity Cache");
+    // A vendor document, or the record of a measurement on that card.
+    EXPECT_TRUE(r.llc->source_url.rfind("https://", 0) == 0 || r.llc->source_url.rfind("docs/validation/", 0) == 0)
+        << r.llc->source_url;
+    EXPECT_FALSE(r.llc->source_title.empty());
+  }
+  EXPECT_GE(with, 20);
+  EXPECT_EQ(table().lookup("AMD Radeon RX 6650 XT")->llc->bytes, 32ull << 20);
+  EXPECT_EQ(table().lookup("NVIDIA H100 80GB HBM3")->llc->describe(), "50 MiB L2");
+
+  auto with_llc = [](const std::string& llc) {
+    std::string row = one_row();
+    return row.replace(row.find(R"(, "source")"), 0, R"(, "llc": )" + llc);
+  };
+  const std::string src = R"("source": {"title": "t", "url": "https://example.com"})";
+  EXPECT_NO_THROW(GpuPeakTable::parse(with_llc(R"({"bytes": 1048576, "level": "L2", )" + src + "}"), "t"));
+  EXPECT_NO_THROW(GpuPeakTable::parse(with_llc("null"), "t"));
+  EXPECT_THROW(GpuPeakTable::parse(with_llc(R"({"bytes": 0, "level": "L2", )" + src + "}"), "t"), KbError);
+  EXPECT_THROW(GpuPeakTable::parse(with_llc(R"({"bytes": 1.5, "level": "L2", )" + src + "}"), "t"), KbError);
+  EXPECT_THROW(GpuPeakTable::parse(with_llc(R"({"bytes": 1048576, "level": "L3", )" + src + "}"), "t"),
+               KbError);
+  EXPECT_THROW(GpuPeakTable::parse(with_llc(R"({"bytes": 1048576, "level": "L2"})"), "t"), KbError);
+  EXPECT_THROW(GpuPeakTable::parse(with_llc("32"), "t"), KbError);
+  try {
+    GpuPeakTable::parse(with_llc(R"({"bytes": 1048576, "level": "L9", )" + src + "}"), "gpus.json");
+    ADD_FAILURE() << "no error";
+  } catch (const KbError& e) {
+    EXPECT_TRUE(has(e.what(), "gpu 't': llc")) << e.what();
+  }
+}
+
 TEST(PeakTable, MissingFileIsKbError) { EXPECT_THROW(GpuPeakTable::load("/nonexistent/kb"), KbError); }
 
 TEST(PeakTable, MalformedDataIsKbError) {

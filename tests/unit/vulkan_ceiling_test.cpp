@@ -51,6 +51,68 @@ TEST(VulkanCeiling, MemoryBuffersAreLargeOnGpusSmallOnSoftware) {
   EXPECT_EQ(memory_buffer_bytes(sw, false), 16ull << 20);
 }
 
+TEST(VulkanCeiling, MemoryBuffersFollowTheKbLastLevelCache) {
+  const GpuPeakTable table = GpuPeakTable::load(ACCEL_KB_DIR);
+  DeviceInfo d;
+  d.device_local_bytes = 192ull << 30;
+  d.max_storage_buffer_range = 0xffffffffu;
+  d.name = "AMD Instinct MI300X";  // 256 MiB Infinity Cache: 2 GiB, more than the 1 GiB default
+  CacheSizing s = cache_sizing(d, &table);
+  ASSERT_TRUE(s.llc_bytes.has_value()) << s.sizing;
+  EXPECT_EQ(*s.llc_bytes, 256ull << 20);
+  EXPECT_EQ(memory_buffer_bytes(d, false, s.llc_bytes), 2ull << 30);
+  EXPECT_NE(s.sizing.find("256 MiB Infinity Cache"), std::string::npos) << s.sizing;
+  EXPECT_NE(s.sizing.find("rocm.docs.amd.com"), std::string::npos) << s.sizing;
+  d.name = "AMD Radeon RX 6650 XT (RADV NAVI23)";  // Mesa's name: the driver's parenthesis is dropped
+  d.device_local_bytes = 8ull << 30;
+  s = cache_sizing(d, &table);
+  ASSERT_TRUE(s.llc_bytes.has_value()) << s.sizing;
+  EXPECT_EQ(*s.llc_bytes, 32ull << 20);
+  EXPECT_EQ(memory_buffer_bytes(d, false, s.llc_bytes), 256ull << 20);  // 8 x 32 MiB
+  d.name = "NVIDIA H100 PCIe";
+  d.device_local_bytes = 80ull << 30;
+  s = cache_sizing(d, &table);
+  ASSERT_TRUE(s.llc_bytes.has_value()) << s.sizing;
+  EXPECT_EQ(memory_buffer_bytes(d, false, s.llc_bytes), 400ull << 20);  // 8 x 50 MiB L2
+  d.name = "Some Future GPU 9000";
+  s = cache_sizing(d, &table);
+  EXPECT_FALSE(s.llc_bytes.has_value());
+  EXPECT_NE(s.sizing.find("no row"), std::string::npos) << s.sizing;
+  EXPECT_FALSE(cache_sizing(d, nullptr).llc_bytes.has_value());
+  EXPECT_EQ(datasheet_name("Intel(R) Arc(tm) A770 Graphics (DG2)"), "Intel(R) Arc(tm) A770 Graphics");
+  EXPECT_EQ(datasheet_name("NVIDIA H200"), "NVIDIA H200");
+}
+
+TEST(VulkanCeiling, Int8DotChecksumIsExact) {
+  EXPECT_EQ(dot4_i8_packed(0x01020304, 0x01010101), 10);
+  EXPECT_EQ(dot4_i8_packed(static_cast<std::int32_t>(0xFF7F8001u), static_cast<std::int32_t>(0x02020202u)),
+            2 * (-1 + 127 - 128 + 1));
+  const DotParams p = dot_params();
+  EXPECT_EQ(dot4_i8_packed(0x00000001, p.b), 3);  // b's bytes are (3, -5, 7, -11)
+  EXPECT_EQ(dot4_i8_packed(0x01000000, p.b), -11);
+  // Brute force, step by step, against the cycle-skipping host checksum.
+  for (const std::uint32_t lane : {0u, 1u, 2097151u}) {
+    for (const std::uint32_t iterations : {0u, 1u, 7u, 5000u}) {
+      std::uint32_t sum = 0;
+      for (int k = 0; k < kDotChains; ++k) {
+        std::uint32_t x = static_cast<std::uint32_t>(p.seed) + lane * 0x9E3779B1u +
+                          static_cast<std::uint32_t>(k) * 0x01010101u;
+        for (std::uint64_t s = 0; s < 4ull * iterations; ++s) {
+          x = static_cast<std::uint32_t>(dot4_i8_packed(static_cast<std::int32_t>(x), p.b)) +
+              static_cast<std::uint32_t>(p.c);
+        }
+        sum += x;
+      }
+      EXPECT_EQ(static_cast<std::uint32_t>(dot_lane_expected(p, lane, iterations)), sum)
+          << "lane " << lane << " iterations " << iterations;
+    }
+  }
+  // A trip count the growth can reach (2^24) stays cheap on the host.
+  const auto t0 = std::chrono::steady_clock::now();
+  (void)dot_lane_expected(p, 12345, 1u << 24);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+}
+
 TEST(VulkanCeiling, DispatchGrowsUntilTheTarget) {
   EXPECT_FALSE(next_iterations(64, 120, 100).has_value());
   EXPECT_EQ(*next_iterations(64, 50, 100), 154u);     // 2 x 1.2, rounded up
@@ -242,6 +304,21 @@ TEST(VulkanCeiling, LavapipeRunsEveryShaderWithRightChecksums) {
     const auto it = rows.find("bench/vulkan/compute/fma/fp16/chains32");
     ASSERT_NE(it, rows.end());
     EXPECT_EQ(it->second->status, Status::ok) << it->second->reason;
+  }
+  // int8 dot product: lavapipe (Mesa 22.3) has VK_KHR_shader_integer_dot_product,
+  // not accelerated; every build that has spirv-as measures it.
+  const auto dot = rows.find("bench/vulkan/compute/dot/int8/chains32");
+  ASSERT_NE(dot, rows.end());
+  if (lvp->int8_dot) {
+    EXPECT_EQ(dot->second->status, Status::ok) << dot->second->reason;
+    EXPECT_GT(dot->second->metrics.at("tops"), 0);
+    EXPECT_EQ(dot->second->metrics.count("tflops"), 0u);
+    ASSERT_TRUE(dot->second->accuracy.has_value());
+    EXPECT_EQ(dot->second->accuracy->rel_error, 0);
+  } else {
+    EXPECT_EQ(dot->second->status, Status::unavailable);
+    EXPECT_FALSE(dot->second->reason.empty());
+    if (required && int8_dot_built()) ADD_FAILURE() << "lavapipe's int8 row: " << dot->second->reason;
   }
   EXPECT_NE(render(run).find("SOFTWARE"), std::string::npos);
 }

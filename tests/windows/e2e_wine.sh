@@ -122,6 +122,30 @@ has compare_self "Regression: no" "$OUT"
 run compare_slow 1 compare "$REPORTS/h200-healthy.json" "$REPORTS/h200-slow.json"
 has compare_slow "Regression: yes" "$OUT"
 
+# The Vulkan ceiling through Wine's own vulkan-1.dll (Wine 8: it answers
+# vkEnumerateInstanceVersion with 1.0.0, so the engine, which needs 1.1,
+# measures nothing): `bench --vulkan` alone is then a set-up error, one clean
+# line on stdout, and --json still holds the skipped row that says why.
+rm -f "$SCRATCH/vulkan.json"
+run vulkan 2 bench --vulkan --json "$SCRATCH/vulkan.json"
+lines=$(grep -c . <<<"$OUT")
+if [ "$lines" -eq 1 ] && grep -q "^Vulkan ceiling: not measured: " <<<"$OUT"; then
+  pass "bench --vulkan: one line ($OUT)"
+else
+  fail "bench --vulkan: expected one 'Vulkan ceiling: not measured:' line, got $lines: $OUT"
+fi
+if python3 - "$SCRATCH/vulkan.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1], encoding="utf-8"))["results"]
+assert [r["key"] for r in rows] == ["bench/vulkan/ceiling/none/-/-"], rows
+assert rows[0]["status"] == "skipped" and rows[0]["reason"].startswith("Vulkan ceiling not measured: "), rows[0]
+PY
+then pass "bench --vulkan --json: the skipped row with its reason"; else fail "bench --vulkan --json: no skipped row"; fi
+# No loader at all (a machine without vulkan-1.dll): the same contract, naming the DLL.
+ACCEL_DOCTOR_VULKAN_LOADER=no-such-vulkan-1.dll run vulkan_noloader 2 bench --vulkan
+has vulkan_noloader "no Vulkan loader" "$OUT"
+has vulkan_noloader "no-such-vulkan-1.dll" "$OUT"
+
 run missing 2 diagnose --from "$SCRATCH/no-such.json"
 has missing "no-such.json" "$ERR"
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 #include "core/peaks.hpp"
 #include "core/report/digest.hpp"
@@ -78,6 +79,41 @@ std::uint64_t memory_buffer_bytes(const DeviceInfo& d, bool quick, std::optional
   return std::max(want, kMiB);
 }
 
+std::string datasheet_name(const std::string& vulkan_name) {
+  std::string n = vulkan_name;
+  while (!n.empty() && n.back() == ' ') n.pop_back();
+  if (!n.empty() && n.back() == ')') {
+    if (const auto open = n.rfind(" ("); open != std::string::npos && open > 0) n.erase(open);
+  }
+  return n;
+}
+
+CacheSizing cache_sizing(const DeviceInfo& d, const GpuPeakTable* table) {
+  CacheSizing s;
+  if (d.software) {
+    s.sizing = "a software device: small fixed buffers (a cache figure, never compared)";
+    return s;
+  }
+  const std::string fallback = "8x 128 MiB, the default";
+  if (!table) {
+    s.sizing = fallback + " (no kb/gpus.json)";
+    return s;
+  }
+  DeviceHints hints;
+  if (d.device_local_bytes > 0) hints.memory_bytes = static_cast<double>(d.device_local_bytes);
+  const auto row = table->lookup(datasheet_name(d.name), {}, hints);
+  if (!row) {
+    s.sizing = fallback + fmt::format(" (kb/gpus.json has no row for '{}')", d.name);
+  } else if (!row->llc) {
+    s.sizing = fallback + fmt::format(" (kb/gpus.json: {} has no last-level cache size)", row->name);
+  } else {
+    s.llc_bytes = row->llc->bytes;
+    s.sizing = fmt::format("8x the {} (kb/gpus.json: {}; {}, {})", row->llc->describe(), row->name,
+                           row->llc->source_title, row->llc->source_url);
+  }
+  return s;
+}
+
 std::optional<std::uint32_t> next_iterations(std::uint32_t iterations, double measured_ms, double target_ms,
                                              std::uint32_t cap) {
   if (measured_ms >= target_ms || iterations >= cap) return std::nullopt;
@@ -98,6 +134,43 @@ double fma_lane_expected(const FmaParams& p, std::uint32_t lane, std::uint32_t i
     for (int j = 0; j < 4; ++j) sum += bn * (x0 + 0.1 * j + 0.4 * k - f) + f;
   }
   return sum;
+}
+
+std::int32_t dot4_i8_packed(std::int32_t a, std::int32_t b) {
+  std::int32_t sum = 0;
+  for (int k = 0; k < 4; ++k) {
+    const auto ak = static_cast<std::int8_t>(static_cast<std::uint32_t>(a) >> (8 * k) & 0xffu);
+    const auto bk = static_cast<std::int8_t>(static_cast<std::uint32_t>(b) >> (8 * k) & 0xffu);
+    sum += static_cast<std::int32_t>(ak) * static_cast<std::int32_t>(bk);
+  }
+  return sum;
+}
+
+std::int32_t dot_lane_expected(const DotParams& p, std::uint32_t lane, std::uint32_t iterations) {
+  const std::uint64_t steps = 4ull * iterations;
+  auto step = [&](std::uint32_t x) {
+    return static_cast<std::uint32_t>(dot4_i8_packed(static_cast<std::int32_t>(x), p.b)) +
+           static_cast<std::uint32_t>(p.c);
+  };
+  std::uint32_t sum = 0;
+  std::unordered_map<std::uint32_t, std::uint64_t> seen;
+  for (int k = 0; k < kDotChains; ++k) {
+    // Unsigned arithmetic: the shader's int32 adds and multiplies wrap.
+    std::uint32_t x =
+        static_cast<std::uint32_t>(p.seed) + lane * 0x9E3779B1u + static_cast<std::uint32_t>(k) * 0x01010101u;
+    seen.clear();
+    for (std::uint64_t s = 0; s < steps; ++s) {
+      if (auto [it, fresh] = seen.emplace(x, s); !fresh) {
+        // x repeats the value of step it->second: the rest is that cycle again.
+        const std::uint64_t left = (steps - s) % (s - it->second);
+        for (std::uint64_t j = 0; j < left; ++j) x = step(x);
+        break;
+      }
+      x = step(x);
+    }
+    sum += x;
+  }
+  return static_cast<std::int32_t>(sum);
 }
 
 std::uint32_t fill_word(std::uint32_t x, std::uint32_t seed) {
@@ -204,7 +277,7 @@ void attach_datasheet(std::vector<Result>& vulkan_rows, const GpuPeakTable& tabl
     if (v.status != Status::ok) continue;
     const json& id = v.evidence.value("vulkan_device", json::object());
     if (id.value("software", false)) continue;
-    const auto row = table.lookup(id.value("name", std::string()));
+    const auto row = table.lookup(datasheet_name(id.value("name", std::string())));
     if (!row) continue;
     const std::string source = fmt::format("datasheet: {} ({})", row->source_title, row->name);
     const bool fp32_fma = v.key.rfind("bench/vulkan/compute/fma/fp32/", 0) == 0;
@@ -254,6 +327,8 @@ std::string render(const Run& run) {
         timing = fmt::format("{} ± {}", format_us(r.timing->median_us), format_us(r.timing->iqr_us));
       }
       if (auto it = r.metrics.find("tflops"); it != r.metrics.end()) rate = format_tflops(it->second);
+      if (auto it = r.metrics.find("tops"); it != r.metrics.end())
+        rate = fmt::format("{:.3g} TOPS", it->second);
       if (auto it = r.metrics.find("gbps"); it != r.metrics.end()) rate = format_gbps(it->second);
       if (r.roofline && r.roofline->percent_of_bound > 0)
         sheet = fmt::format("{:.0f}%", r.roofline->percent_of_bound);

@@ -2,22 +2,25 @@
 // driver alone reach on each physical device, whatever the framework makes of
 // it. The loader is opened at run time (libvulkan.so.1 / vulkan-1.dll); the
 // compute shaders (shaders/*.comp) are compiled to SPIR-V by glslc at build
-// time and embedded. No build-time Vulkan library.
+// time (shaders/dot_int8.spvasm assembled by spirv-as) and embedded. No
+// build-time Vulkan library.
 //
 // Measurements per device (keys "bench/vulkan/<group>/<name>/<dtype>/<shape>",
 // the device "vulkan:<index>" in Result::device, its identity in `evidence`):
 //   compute/fma/fp32/chains32   peak fp32 FMA rate (independent chains per lane)
 //   compute/fma/fp16/chains32   the same in fp16 where shaderFloat16
+//   compute/dot/int8/chains32   peak int8 dot product rate (OpSDotKHR, packed 4x8-bit,
+//                               VK_KHR_shader_integer_dot_product), in TOPS
 //   memory/copy/u32/large       device copy, bytes read + written
 //   memory/read/u32/large       read-only (a position-weighted sum)
 //   transfer/h2d/u8/<size>      host-visible -> device-local (vkCmdCopyBuffer)
 //   transfer/d2h/u8/<size>      and back
-// int8 dot product is left out (docs/vulkan.md says why).
 //
 // This header holds the pure parts (sizing, growth of the dispatch, the
 // checksums the host recomputes, the join with the framework's rows, the
-// table); runtime.cpp talks to Vulkan, runtime_stub.cpp stands in when the
-// build had no glslc or no Vulkan headers.
+// table); runtime.cpp (discovery), gpu.cpp (the logical device) and
+// measure.cpp (the measurements) talk to Vulkan, runtime_stub.cpp stands in
+// when the build had no glslc or no Vulkan headers.
 #pragma once
 
 #include <cstdint>
@@ -47,9 +50,11 @@ struct DeviceInfo {
   std::string driver_info;
   std::string
       pci_address;  ///< "0000:19:00.0" (VK_EXT_pci_bus_info), "" when the driver has not the extension
-  std::string device_uuid;  ///< 32 hex digits
-  std::string device_luid;  ///< 16 hex digits, Windows only (deviceLUIDValid)
-  bool fp16 = false;        ///< shaderFloat16
+  std::string device_uuid;            ///< 32 hex digits
+  std::string device_luid;            ///< 16 hex digits, Windows only (deviceLUIDValid)
+  bool fp16 = false;                  ///< shaderFloat16
+  bool int8_dot = false;              ///< shaderIntegerDotProduct, and this build has the shader (spirv-as)
+  bool int8_dot_accelerated = false;  ///< integerDotProduct4x8BitPackedSignedAccelerated
   double timestamp_period_ns = 0;
   std::uint32_t timestamp_valid_bits = 0;
   std::uint64_t device_local_bytes = 0;        ///< largest DEVICE_LOCAL heap
@@ -83,6 +88,9 @@ struct Options {
   /// Loader names to try instead of the platform's (tests; the front end also
   /// takes ACCEL_DOCTOR_VULKAN_LOADER, a path or file name).
   std::vector<std::string> loader_names;
+  /// kb/gpus.json, for the last-level cache that sizes the memory buffers
+  /// (cache_sizing); null: the default size.
+  const GpuPeakTable* datasheet = nullptr;
 };
 
 /// The run: which loader opened, every device, the result rows.
@@ -93,6 +101,9 @@ struct Run {
   std::vector<DeviceInfo> devices;
   std::vector<Result> results;
 };
+
+/// True when this build has the int8 dot product shader (spirv-as was found).
+bool int8_dot_built();
 
 /// Measures every physical device. Never throws: a failure is `error` (no
 /// loader, no instance, no device) or a row's status and reason.
@@ -107,6 +118,22 @@ Run run(const Options& options);
 /// gets a small buffer (16 MiB, 4 quick) so CI stays in seconds.
 std::uint64_t memory_buffer_bytes(const DeviceInfo& d, bool quick,
                                   std::optional<std::uint64_t> llc_bytes = {});
+
+/// The last-level cache a device's memory buffers are sized against, and
+/// where that came from (evidence.buffer_sizing of the memory rows).
+struct CacheSizing {
+  std::optional<std::uint64_t> llc_bytes;  ///< none: the default (8x 128 MiB)
+  std::string sizing;                      ///< "8x the 50 MiB L2 (kb/gpus.json: NVIDIA H200 SXM 141GB, ...)"
+};
+/// The device name as kb/gpus.json's patterns know it: the Vulkan name
+/// without a driver's trailing parenthesis ("AMD Radeon RX 6650 XT (RADV
+/// NAVI23)" -> "AMD Radeon RX 6650 XT"; Intel's "(DG2)" likewise).
+std::string datasheet_name(const std::string& vulkan_name);
+/// The kb row of the device (by datasheet_name, the device-local heap size as
+/// the memory hint) and that row's `llc_bytes`; the default when the table is
+/// null, no row matches or the row has no cache size. A software device gets
+/// its fixed small buffers.
+CacheSizing cache_sizing(const DeviceInfo& d, const GpuPeakTable* table);
 
 /// Growth of the FMA dispatch: the loop trip count for the next submit after
 /// one of `iterations` lasted `measured_ms`, or nullopt when `measured_ms`
@@ -135,6 +162,27 @@ inline constexpr std::uint32_t kWorkgroupSize = 256;
 double fma_lane_expected(const FmaParams& p, std::uint32_t lane, std::uint32_t iterations);
 /// Relative tolerance of the FMA checksum (fp16 rounds each step).
 inline double fma_tolerance(bool fp16) { return fp16 ? 2e-2 : 1e-3; }
+
+/// Parameters of the int8 dot product shader's step
+/// x <- dot(bytes(x), bytes(b)) + c, signed bytes, wrapping int32 (OpSDotKHR
+/// with PackedVectorFormat4x8Bit, then OpIAdd; shaders/dot_int8.spvasm).
+struct DotParams {
+  std::int32_t b = 0;
+  std::int32_t c = 0;
+  std::int32_t seed = 0;
+};
+/// b's bytes are (3, -5, 7, -11); c and seed have varied bytes, so every step
+/// sees other operands.
+inline DotParams dot_params() { return {static_cast<std::int32_t>(0xF507FB03u), 0x3779B97F, 0x2545F491}; }
+inline constexpr int kDotChains = 32;
+inline constexpr int kDotUnroll = 4;
+/// The packed signed 4x8-bit dot product of a and b (what OpSDotKHR returns).
+std::int32_t dot4_i8_packed(std::int32_t a, std::int32_t b);
+/// The checksum word lane `lane` writes after `iterations` loop trips (4
+/// steps each) of its 32 chains: their wrapping sum. Exact; the step maps
+/// into a set of about 2^17 values, so each chain is followed to its cycle
+/// and the rest of the trips skipped (cost: the cycle's length, not the trips).
+std::int32_t dot_lane_expected(const DotParams& p, std::uint32_t lane, std::uint32_t iterations);
 
 /// The fill shader's word i (lowbias32 hash of i ^ seed).
 std::uint32_t fill_word(std::uint32_t i, std::uint32_t seed);
