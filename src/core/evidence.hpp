@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/topology.hpp"
 
 namespace accel {
 
@@ -405,6 +406,9 @@ struct Environment {
   std::vector<EnvVar> env_vars;
   std::optional<DeviceChoice> selection;
   std::optional<WindowsInfo> windows;  ///< only in reports made on Windows
+  /// Links between GPUs, NUMA, IOMMU/ACS, /dev/shm (core/topology.hpp): only
+  /// with two or more GPUs, or from `accel-doctor multi`.
+  std::optional<Topology> topology;
 };
 
 // ---------------------------------------------------------------- report
@@ -509,7 +513,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsInfo, os_build, adapters,
                                                 hsa_override_gfx_version, vc_runtime, directml, onnxruntime,
                                                 runtimes_missing, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
-                                                env_vars, selection, windows)
+                                                env_vars, selection, windows, topology)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,
                                                 impact)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)
