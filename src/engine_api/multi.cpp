@@ -46,7 +46,7 @@ int multi_rank(const MultiOptions& o) {
 
 double peer_copy_bytes(const MultiOptions& o) { return (o.quick ? 64.0 : 256.0) * 1024 * 1024; }
 
-std::vector<ItemInfo> list_multi_items(const MultiOptions& o) {
+std::vector<MultiItem> plan_multi(const MultiOptions& o) {
   const std::string backend = resolve_backend(o);
   if (backend != "gloo" && backend != "nccl") {
     throw std::invalid_argument("unknown backend '" + backend + "' (gloo, nccl or auto)");
@@ -71,7 +71,7 @@ std::vector<ItemInfo> list_multi_items(const MultiOptions& o) {
   const bool links =
       o.links && (o.collectives.empty() ||
                   std::find(o.collectives.begin(), o.collectives.end(), "send_recv") != o.collectives.end());
-  std::vector<ItemInfo> out;
+  std::vector<MultiItem> out;
   // Peer access and copies: one process, before any process group.
   const auto& pd = o.peer_devices;
   if (pd.size() >= 2) {
@@ -79,40 +79,63 @@ std::vector<ItemInfo> list_multi_items(const MultiOptions& o) {
     const double bytes = peer_copy_bytes(o);
     for (std::size_t i = 0; i < pd.size(); ++i) {
       for (std::size_t j = i + 1; j < pd.size(); ++j) {
-        out.push_back(item(fmt::format("multi/{}/peer_access/d{}-d{}", type, i, j), "peer_access", "peer", "",
-                           fmt::format("{} <-> {}", pd[i], pd[j])));
+        MultiItem m;
+        m.info = item(fmt::format("multi/{}/peer_access/d{}-d{}", type, i, j), "peer_access", "peer", "",
+                      fmt::format("{} <-> {}", pd[i], pd[j]));
+        m.type = MultiItem::Type::peer_access;
+        m.a = static_cast<int>(i);
+        m.b = static_cast<int>(j);
+        out.push_back(m);
       }
     }
     for (const char* mode : {"peer", "no_peer"}) {
       for (std::size_t i = 0; i < pd.size(); ++i) {
         for (std::size_t j = 0; j < pd.size(); ++j) {
           if (i == j) continue;
-          out.push_back(
+          MultiItem m;
+          m.info =
               item(fmt::format("multi/{}/p2p_copy/d{}-d{}/{}/{}", type, i, j, mode, multi::size_label(bytes)),
                    std::string("p2p_copy_") + mode, "peer", "fp32",
-                   fmt::format("{} -> {}, {}", pd[i], pd[j], multi::size_label(bytes))));
+                   fmt::format("{} -> {}, {}", pd[i], pd[j], multi::size_label(bytes)));
+          m.type = MultiItem::Type::p2p_copy;
+          m.dtype = "fp32";
+          m.size_bytes = bytes;
+          m.a = static_cast<int>(i);
+          m.b = static_cast<int>(j);
+          m.peer = std::string(mode) == "peer";
+          out.push_back(m);
         }
       }
     }
   }
   const int n = multi_world_size(o);
   if (n < 2) return out;
-  out.push_back(item(multi::group_key(backend, n), "group", "group", "", fmt::format("{} ranks", n)));
-  if (o.launch.launcher == multi::Launcher::none) {
-    for (int r = 0; r < n; ++r) {
-      out.push_back(
-          item(multi::rank_key(backend, r), "rank", "rank", "", fmt::format("rank {} of {}", r, n)));
-    }
-  } else {
-    out.push_back(item(multi::rank_key(backend, o.launch.rank), "rank", "rank", "",
-                       fmt::format("rank {} of {}", o.launch.rank, n)));
+  {
+    MultiItem m;
+    m.info = item(multi::group_key(backend, n), "group", "group", "", fmt::format("{} ranks", n));
+    m.type = MultiItem::Type::group;
+    out.push_back(m);
+  }
+  const bool local = o.launch.launcher == multi::Launcher::none;
+  for (int r = local ? 0 : o.launch.rank; r < (local ? n : o.launch.rank + 1); ++r) {
+    MultiItem m;
+    m.info = item(multi::rank_key(backend, r), "rank", "rank", "", fmt::format("rank {} of {}", r, n));
+    m.type = MultiItem::Type::rank;
+    m.a = r;
+    out.push_back(m);
   }
   const auto sizes = multi_sizes(o);
   for (const auto c : collectives) {
     for (const auto& dt : o.dtypes) {
       for (const double s : sizes) {
-        out.push_back(item(multi::collective_key(backend, c, dt, s, n), std::string(multi::to_string(c)),
-                           "collective", dt, fmt::format("{} x {} ranks", multi::size_label(s), n)));
+        MultiItem m;
+        m.info = item(multi::collective_key(backend, c, dt, s, n), std::string(multi::to_string(c)),
+                      "collective", dt, fmt::format("{} x {} ranks", multi::size_label(s), n));
+        m.type = MultiItem::Type::collective;
+        m.collective = std::string(multi::to_string(c));
+        m.dtype = dt;
+        m.size_bytes = s;
+        out.push_back(m);
       }
     }
   }
@@ -122,11 +145,25 @@ std::vector<ItemInfo> list_multi_items(const MultiOptions& o) {
     if (sizes.size() > 1) link_sizes.insert(link_sizes.begin(), sizes.front());
     for (const auto& [src, dst] : multi::ring_links(n)) {
       for (const double s : link_sizes) {
-        out.push_back(item(multi::link_key(backend, "fp32", s, src, dst), "send_recv", "link", "fp32",
-                           fmt::format("rank {} -> rank {}, {}", src, dst, multi::size_label(s))));
+        MultiItem m;
+        m.info = item(multi::link_key(backend, "fp32", s, src, dst), "send_recv", "link", "fp32",
+                      fmt::format("rank {} -> rank {}, {}", src, dst, multi::size_label(s)));
+        m.type = MultiItem::Type::link;
+        m.collective = "send_recv";
+        m.dtype = "fp32";
+        m.size_bytes = s;
+        m.a = src;
+        m.b = dst;
+        out.push_back(m);
       }
     }
   }
+  return out;
+}
+
+std::vector<ItemInfo> list_multi_items(const MultiOptions& o) {
+  std::vector<ItemInfo> out;
+  for (const auto& m : plan_multi(o)) out.push_back(m.info);
   return out;
 }
 

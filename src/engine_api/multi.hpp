@@ -76,11 +76,30 @@ int multi_rank(const MultiOptions& options);
 /// The message size of the peer copies: 256 MiB (64 MiB with `quick`).
 double peer_copy_bytes(const MultiOptions& options);
 
-/// The items the options expand to, in run order (the collective items are
+/// One item of a multi run and what it measures.
+struct MultiItem {
+  enum class Type { peer_access, p2p_copy, group, rank, collective, link };
+  ItemInfo info;
+  Type type = Type::group;
+  std::string collective;  ///< collective, link: its name (core/multi/collective.hpp)
+  std::string dtype;       ///< collective, link, p2p_copy
+  double size_bytes = 0;   ///< collective, link, p2p_copy: S
+  int a = 0, b = 0;   ///< peer items: device indices into peer_devices; link: src, dst rank; rank: the rank
+  bool peer = false;  ///< p2p_copy: with peer access enabled
+  /// Whether every rank of the group runs this item in step (the items that
+  /// need the process group: group, collective, link).
+  bool collective_step() const {
+    return type == Type::group || type == Type::collective || type == Type::link;
+  }
+};
+
+/// The items the options expand to, in run order (the collective steps are
 /// the same on every rank; the rank rows differ: all of them for local
 /// ranks, this process's own under a launcher). Throws
 /// std::invalid_argument for an unknown collective or dtype, or a backend
 /// other than gloo, nccl or auto.
+std::vector<MultiItem> plan_multi(const MultiOptions& options);
+/// plan_multi's ItemInfos.
 std::vector<ItemInfo> list_multi_items(const MultiOptions& options);
 
 /// Item kind of every multi row ("multi"), and their categories.
