@@ -12,6 +12,8 @@ Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnv
   env.gpus = platform::probe_gpus();
   env.env_vars = platform::probe_env_vars(kb);
   env.windows = platform::probe_windows();
+  // Links between GPUs only where there are several (one GPU: nothing added).
+  if (platform::compute_gpus(env.gpus).size() >= 2) env.topology = platform::probe_topology({}, env.gpus);
   if (from_engine) {
     env.torch = from_engine->torch;
     env.devices = from_engine->devices;

@@ -167,6 +167,77 @@ std::vector<ItemInfo> list_multi_items(const MultiOptions& o) {
   return out;
 }
 
+MultiOptions resolve_multi_request(const MultiRequest& q, const Environment& env,
+                                   const multi::LaunchInfo& launch, std::string& note) {
+  MultiOptions o;
+  o.backend = q.backend;
+  o.collectives = q.collectives;
+  o.dtypes = q.dtypes.empty() ? std::vector<std::string>{"fp32"} : q.dtypes;
+  o.sizes_bytes = q.sizes_bytes;
+  o.quick = q.quick;
+  o.links = q.links;
+  o.isolate = q.isolate;
+  o.item_timeout_s = q.item_timeout_s;
+  o.launch = launch;
+  if (q.device != "auto" && q.device != "cpu" && q.device != "cuda") {
+    throw std::invalid_argument("--device " + q.device +
+                                ": multi runs on every GPU (--device cuda, --ranks N for the first N) or on "
+                                "the CPU (--device cpu)");
+  }
+  std::vector<std::string> gpus;
+  for (const auto& d : env.devices) {
+    if (d.id.rfind("cuda:", 0) == 0) gpus.push_back(d.id);
+  }
+  if (q.device == "cuda" && gpus.empty()) throw std::invalid_argument("--device cuda: torch sees no GPU");
+  const bool on_cpu = q.device == "cpu" || gpus.empty();
+  if (launch.distributed()) {
+    if (q.ranks > 0) {
+      throw std::invalid_argument(
+          fmt::format("--ranks is for runs on this machine alone; {} already started {} ranks",
+                      to_string(launch.launcher), launch.world_size));
+    }
+    std::string device = "cpu";
+    if (!on_cpu) {
+      if (launch.local_rank < static_cast<int>(gpus.size())) {
+        device = gpus[static_cast<std::size_t>(launch.local_rank)];
+      } else if (gpus.size() == 1) {
+        device = gpus.front();  // the launcher gave each rank its own GPU (CUDA_VISIBLE_DEVICES)
+      } else {
+        throw std::invalid_argument(
+            fmt::format("local rank {} but torch sees {} GPUs on this node", launch.local_rank, gpus.size()));
+      }
+    }
+    o.devices = {device};
+    if (!on_cpu && launch.local_rank == 0 && gpus.size() >= 2 && q.peer) o.peer_devices = gpus;
+    note = fmt::format("{}: rank {} of {} (local rank {} on node {}) on {}, store at {}:{}",
+                       to_string(launch.launcher), launch.rank, launch.world_size, launch.local_rank,
+                       launch.node_rank, device, launch.master_addr, launch.master_port);
+  } else if (on_cpu) {
+    const int n = q.ranks > 0 ? q.ranks : 2;
+    if (n < 2) throw std::invalid_argument("--ranks must be at least 2 for a process group");
+    o.devices.assign(static_cast<std::size_t>(n), "cpu");
+    note = fmt::format(
+        "{}{} CPU processes with gloo over loopback TCP: this measures the collective path, not a GPU link",
+        gpus.empty() && q.device != "cpu" ? "no GPU that torch can use: " : "", n);
+  } else {
+    const int n = q.ranks > 0 ? q.ranks : static_cast<int>(gpus.size());
+    if (n > static_cast<int>(gpus.size())) {
+      throw std::invalid_argument(
+          fmt::format("--ranks {}: torch sees {} GPU{}", n, gpus.size(), gpus.size() == 1 ? "" : "s"));
+    }
+    o.devices.assign(gpus.begin(), gpus.begin() + n);
+    if (n >= 2 && q.peer) o.peer_devices = o.devices;
+    note =
+        n >= 2
+            ? fmt::format("{} local ranks, one per GPU ({})", n, fmt::join(o.devices, ", "))
+            : "one GPU: no pair to measure and no process group to form (the topology above is all there is)";
+  }
+  if (resolve_backend(o) == "nccl" && o.devices.front() == "cpu") {
+    throw std::invalid_argument("--backend nccl needs GPUs; the CPU ranks use gloo");
+  }
+  return o;
+}
+
 std::vector<ItemInfo> Engine::list_multi(const MultiOptions&) {
   throw EngineError(
       "this engine has no multi suite (several GPUs and machines): build accel-doctor-torch from this "

@@ -102,6 +102,33 @@ std::vector<MultiItem> plan_multi(const MultiOptions& options);
 /// plan_multi's ItemInfos.
 std::vector<ItemInfo> list_multi_items(const MultiOptions& options);
 
+/// What the user asked `accel-doctor multi` for, before devices are resolved.
+struct MultiRequest {
+  std::string device = "auto";  ///< "auto", "cpu" or "cuda" (every GPU torch sees)
+  int ranks = 0;                ///< local ranks; 0: one per GPU (2 on the CPU)
+  std::string backend = "auto";
+  std::vector<std::string> collectives;
+  std::vector<std::string> dtypes;  ///< empty: fp32
+  std::vector<double> sizes_bytes;
+  bool quick = false;
+  bool links = true;
+  bool peer = true;
+  bool isolate = true;
+  double item_timeout_s = 180;
+};
+
+/// The options for this process. No launcher: local ranks on the GPUs torch
+/// sees (`env.devices`, type cuda), the first `ranks` of them, or `ranks`
+/// (default 2) CPU processes with gloo when asked for the CPU or when there
+/// is no GPU; peer items over the chosen GPUs. Under a launcher: this
+/// process's rank on cuda:<local rank> (cuda:0 when the launcher gave each
+/// rank one GPU), peer items on local rank 0 only. `note` says what was
+/// chosen and why. Throws std::invalid_argument naming what does not fit
+/// (more ranks than GPUs, --device cuda without a GPU, nccl on the CPU,
+/// --ranks under a launcher, a local rank beyond the GPUs).
+MultiOptions resolve_multi_request(const MultiRequest& request, const Environment& env,
+                                   const multi::LaunchInfo& launch, std::string& note);
+
 /// Item kind of every multi row ("multi"), and their categories.
 inline constexpr const char* kMultiKind = "multi";
 

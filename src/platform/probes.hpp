@@ -120,6 +120,12 @@ DriverInfo probe_drivers(const ProbeRoots& roots = {});
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb, const std::vector<std::string>& environment);
 /// Same, over this process's environment.
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb);
+/// This process's environment as "NAME=value" entries (the launcher's
+/// variables of a multi run are read from it: core/multi/launch.hpp).
+std::vector<std::string> environment_entries();
+/// The compute GPUs among `gpus`: discrete, not a BMC's or a hypervisor's
+/// display adapter (what probe_topology pairs).
+std::vector<GpuHardware> compute_gpus(const std::vector<GpuHardware>& gpus);
 
 /// Windows facts (environment.windows): DXGI adapters in EnumAdapters1 and
 /// high-performance order with LUID, memory, driver version and integrated or

@@ -17,12 +17,6 @@ using namespace detail;
 
 std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
-/// A compute GPU: discrete, not a BMC or virtual display.
-bool compute_gpu(const GpuHardware& g) {
-  if (g.vendor_info.contains("display_only")) return false;
-  return !(g.integrated && *g.integrated);
-}
-
 GpuPlacement place(const ProbeRoots& roots, const GpuHardware& g, std::string& canonical) {
   GpuPlacement p;
   p.pci_address = g.pci_address;
@@ -105,13 +99,19 @@ void probe_host_facts(const ProbeRoots& roots, Topology& t, const std::vector<st
 
 }  // namespace
 
+std::vector<GpuHardware> compute_gpus(const std::vector<GpuHardware>& gpus) {
+  std::vector<GpuHardware> out;
+  for (const auto& g : gpus) {
+    if (g.vendor_info.contains("display_only") || (g.integrated && *g.integrated)) continue;
+    out.push_back(g);
+  }
+  return out;
+}
+
 Topology probe_topology(const ProbeRoots& roots, const std::vector<GpuHardware>& all_gpus) {
   Topology t;
   try {
-    std::vector<GpuHardware> gpus;
-    for (const auto& g : all_gpus) {
-      if (compute_gpu(g)) gpus.push_back(g);
-    }
+    const std::vector<GpuHardware> gpus = compute_gpus(all_gpus);
     std::vector<std::string> host_bridges, group_types;
 #if defined(__linux__)
     for (const auto& g : gpus) {

@@ -63,4 +63,13 @@ std::optional<double> nvlink_link_gbps(std::string_view compute_capability) {
   return std::nullopt;
 }
 
+std::string normalize_pci_address(std::string_view address) {
+  std::string a = lower(trim(address));
+  const auto first = a.find(':');
+  if (first == std::string::npos || a.find(':', first + 1) == std::string::npos) return a;
+  if (first > 4 && a.substr(0, first - 4).find_first_not_of('0') == std::string::npos)
+    a = a.substr(first - 4);
+  return a;
+}
+
 }  // namespace accel::multi

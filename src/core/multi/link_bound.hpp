@@ -33,6 +33,11 @@ std::optional<double> pcie_link_gbps(std::string_view speed, std::optional<int> 
 /// nullopt for one not in the table above.
 std::optional<double> nvlink_link_gbps(std::string_view compute_capability);
 
+/// A PCI address in sysfs form ("0000:19:00.0"): lower case, a 4-digit
+/// domain (NVML and torch write "00000000:19:00.0"). Unchanged when it does
+/// not look like one.
+std::string normalize_pci_address(std::string_view address);
+
 /// The generation number of a sysfs speed: "16.0 GT/s PCIe" -> 4; 0 when unknown.
 int pcie_generation(std::string_view speed);
 
