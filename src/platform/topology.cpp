@@ -61,7 +61,9 @@ void probe_host_facts(const ProbeRoots& roots, Topology& t, const std::vector<st
     t.not_collected["kernel_cmdline"] = err;
   }
   std::vector<std::string> units;
-  for (const auto& u : list_dir(join(roots.sys, "class/iommu"))) units.push_back(u);
+  for (const auto& u : list_dir(join(roots.sys, "class/iommu"))) {
+    if (!u.empty() && u[0] != '.') units.push_back(u);
+  }
   t.iommu = classify_iommu(units, group_types, t.kernel_cmdline, t.iommu_basis);
 
   const auto mountinfo = read_text(join(roots.proc, "self/mountinfo")).value_or("");

@@ -209,11 +209,14 @@ void classify_pairs_from_sysfs(Topology& t, const std::vector<std::string>& host
     const bool same_host_bridge =
         ia < host_bridges.size() && ib < host_bridges.size() && host_bridges[ia] == host_bridges[ib];
     p.common_bridge = common > 0 ? ga->upstream[common - 1] : "";
-    // Redirecting ACS anywhere on the way from the common point down to each
-    // GPU sends their peer traffic up to the root complex.
+    // Under a common switch, redirecting ACS on a port between the switch and
+    // either GPU sends their peer traffic up to the root complex instead of
+    // across the switch. GPUs that meet only at the host bridge go through
+    // the root complex anyway: the root ports' ACS (Linux enables it with
+    // the IOMMU) changes nothing for them.
     p.acs_redirecting.clear();
     for (const auto* g : {ga, gb}) {
-      for (std::size_t i = common > 0 ? common - 1 : 0; i < g->upstream.size(); ++i) {
+      for (std::size_t i = common; common > 0 && i < g->upstream.size(); ++i) {
         if (const PciAcs* acs = acs_of(g->upstream[i]);
             acs && acs->redirects &&
             std::find(p.acs_redirecting.begin(), p.acs_redirecting.end(), acs->address) ==
