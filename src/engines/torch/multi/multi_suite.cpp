@@ -78,7 +78,7 @@ class MultiSuite final : public WorkerSuite {
         r.error = formation_error_;
         r.metrics["setup_ms"] = setup_ms_;
       } else {
-        r.status = Status::skipped;
+        r.status = formation_status_ == Status::unavailable ? Status::unavailable : Status::skipped;
         r.reason = "not run: " + g_.broken;
       }
       return r;
@@ -128,6 +128,14 @@ class MultiSuite final : public WorkerSuite {
       for (char& c : attempt) {
         if (c == '/') c = '.';
       }
+    }
+    if (const std::string why = backend_problem(g_.backend); !why.empty()) {
+      // Not built into this engine (a torch without gloo headers, a CPU-only
+      // torch for nccl): the group items are unavailable, not failed.
+      formation_error_ = ErrorInfo{why, "", "", "", ""};
+      formation_status_ = Status::unavailable;
+      g_.broken = "the " + g_.backend + " backend is not available: " + why;
+      return;
     }
     try {
       if (local) {
