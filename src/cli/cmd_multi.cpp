@@ -162,7 +162,7 @@ int cmd_multi(App& app, const MultiArgs& args) {
   o.machine = machine_context_of(env, o.devices.front());
   if (args.list) {
     std::string out;
-    const auto items = app.engine().list_multi(o);
+    const auto items = engine::list_multi_items(o);  // the engine plans the same (engine_api/multi.cpp)
     for (const auto& i : items) out += i.key + "\n";
     out += fmt::format("{} items\n", items.size());
     app.out(out);
@@ -179,11 +179,16 @@ int cmd_multi(App& app, const MultiArgs& args) {
   if (!launch.note.empty()) app.out(launch.note + "\n");
   app.out(wrap_to_width(note, style.width) + "\n");
   std::vector<Result> results;
-  if (!app.engine().list_multi(o).empty()) results = run_multi_phase(app, o);
+  if (!engine::list_multi_items(o).empty()) results = run_multi_phase(app, o);
   app.out(render_multi_tables(results, style));
   report.results.insert(report.results.end(), results.begin(), results.end());
   report.context.environment = env;
   add_diagnosis(app, report);
+  // This command answers for its own evidence: the multi rules' findings
+  // (in the saved report too); `diagnose --from` runs every rule over it.
+  report.findings.erase(std::remove_if(report.findings.begin(), report.findings.end(),
+                                       [](const Finding& f) { return f.id.rfind("multi.", 0) != 0; }),
+                        report.findings.end());
   report.verdict = multi_verdict_line(report, report.findings);
   const bool failed =
       std::any_of(results.begin(), results.end(), [](const Result& r) { return is_failure(r.status); });

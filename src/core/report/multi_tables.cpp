@@ -90,7 +90,7 @@ std::string transports_of(const json& id) {
 std::string render_topology(const Environment& env, const ConsoleStyle& style) {
   if (!env.topology) return "";
   const Topology& t = *env.topology;
-  std::string out = "Topology\n";
+  std::string out = t.gpus.empty() ? "Topology: no compute GPU\n" : "Topology\n";
   Grid gpus({"GPU", "name", "NUMA", "PCIe link", "bound", "IOMMU group"});
   for (const auto& g : t.gpus) {
     const std::string link = g.link_width ? fmt::format("x{}{} {}", *g.link_width,
@@ -103,7 +103,7 @@ std::string render_topology(const Environment& env, const ConsoleStyle& style) {
               link, g.pcie_bound_gbps ? format_gbps(*g.pcie_bound_gbps) : "-",
               g.iommu_group ? fmt::format("{} ({})", *g.iommu_group, g.iommu_group_type) : "-"});
   }
-  out += gpus.str(style);
+  if (!t.gpus.empty()) out += gpus.str(style);
   if (!t.pairs.empty()) {
     Grid pairs({"pair", "link", "P2P", "bound", "ACS redirect", "source"});
     for (const auto& p : t.pairs) {
