@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "core/multi/collective.hpp"
@@ -129,6 +130,30 @@ std::string host_of(const GroupContext& g, int rank) {
   return {};
 }
 
+/// The accuracy of a checked item; any wrong rank makes it a mismatch.
+void set_accuracy(Result& r, int wrong, std::string detail) {
+  r.accuracy = Accuracy{"exact", static_cast<double>(wrong), 0, std::move(detail)};
+  if (wrong > 0) {
+    r.status = Status::mismatch;
+    r.reason = r.accuracy->detail;
+  }
+}
+
+/// Runs an item's body: an exception is its error, and (unless the backend
+/// merely lacks the operation) breaks the group for the items after it.
+void guarded(GroupContext& g, const MultiItem& item, Result& r, const std::function<void()>& body) {
+  const auto wall0 = Clock::now();
+  try {
+    body();
+  } catch (const std::exception& e) {
+    set_error(r, e, g.kb, g.options.machine);
+    if (r.status != Status::unavailable) {
+      g.broken = fmt::format("the process group failed at {}: {}", item.info.key, r.reason);
+    }
+  }
+  r.wall_ms = us_since(wall0) / 1000;
+}
+
 }  // namespace
 
 Result multi_result(const GroupContext& g, const MultiItem& item) {
@@ -215,13 +240,9 @@ Result run_group_item(GroupContext& g, const MultiItem& item, double setup_ms) {
     r.evidence["backend_versions"] = versions;
     if (!g.nccl.note().empty()) r.evidence["nccl_debug"] = g.nccl.note();
     r.shape = fmt::format("{} ranks on {} host{}", g.world, hosts.size(), hosts.size() == 1 ? "" : "s");
-    r.accuracy = Accuracy{
-        "exact", static_cast<double>(wrong), 0,
-        fmt::format("an all-reduce of ones gives {} on every rank: {} rank(s) wrong", g.world, wrong)};
-    if (wrong > 0) {
-      r.status = Status::mismatch;
-      r.reason = r.accuracy->detail;
-    }
+    set_accuracy(
+        r, wrong,
+        fmt::format("an all-reduce of ones gives {} on every rank: {} rank(s) wrong", g.world, wrong));
   } catch (const std::exception& e) {
     set_error(r, e, g.kb, g.options.machine);
     g.broken = fmt::format("the process group failed its first collective: {}", r.reason);
@@ -249,10 +270,9 @@ Result rank_row(const GroupContext& g, const MultiItem& item) {
 
 Result run_collective_item(GroupContext& g, const MultiItem& item) {
   Result r = multi_result(g, item);
-  const auto wall0 = Clock::now();
   const auto c = *multi::parse_collective(item.collective);
   const at::ScalarType dt = dtype_from_name(item.dtype);
-  try {
+  guarded(g, item, r, [&] {
     const auto shape = multi::collective_shape(c, item.size_bytes, element_bytes(dt), g.world);
     const int64_t m = shape.input_elements;
     const at::Tensor input = pattern(g, g.rank, m, dt);
@@ -335,29 +355,19 @@ Result run_collective_item(GroupContext& g, const MultiItem& item) {
     r.evidence["elements_per_rank"] =
         json{{"input", shape.input_elements}, {"output", shape.output_elements}};
     r.evidence["bus_factor"] = multi::bus_factor(c, g.world);
-    r.accuracy = Accuracy{"exact", static_cast<double>(wrong), 0,
-                          fmt::format("every output element against 1 + (rank + i) mod 3 summed or gathered: "
-                                      "{} of {} rank(s) wrong",
-                                      wrong, g.world)};
-    if (wrong > 0) {
-      r.status = Status::mismatch;
-      r.reason = r.accuracy->detail;
-    }
-  } catch (const std::exception& e) {
-    set_error(r, e, g.kb, g.options.machine);
-    if (r.status != Status::unavailable)
-      g.broken = fmt::format("the process group failed at {}: {}", item.info.key, r.reason);
-  }
-  r.wall_ms = us_since(wall0) / 1000;
+    set_accuracy(r, wrong,
+                 fmt::format("every output element against 1 + (rank + i) mod 3 summed or gathered: "
+                             "{} of {} rank(s) wrong",
+                             wrong, g.world));
+  });
   return r;
 }
 
 Result run_link_item(GroupContext& g, const MultiItem& item) {
   Result r = multi_result(g, item);
-  const auto wall0 = Clock::now();
   const int src = item.a, dst = item.b;
   const bool sender = g.rank == src, receiver = g.rank == dst;
-  try {
+  guarded(g, item, r, [&] {
     const auto shape = multi::collective_shape(multi::Collective::send_recv, item.size_bytes, 4, g.world);
     const int64_t m = shape.input_elements;
     at::Tensor buf =
@@ -397,19 +407,10 @@ Result run_link_item(GroupContext& g, const MultiItem& item) {
     r.evidence["dst_host"] = host_of(g, dst);
     r.shape = fmt::format("rank {} ({}) -> rank {} ({}), {}", src, host_of(g, src), dst, host_of(g, dst),
                           multi::size_label(shape.size_bytes));
-    r.accuracy = Accuracy{
-        "exact", static_cast<double>(wrong), 0,
-        wrong ? "the receiver's buffer differs from the sender's" : "the receiver got the sender's data"};
-    if (wrong > 0) {
-      r.status = Status::mismatch;
-      r.reason = r.accuracy->detail;
-    }
-  } catch (const std::exception& e) {
-    set_error(r, e, g.kb, g.options.machine);
-    if (r.status != Status::unavailable)
-      g.broken = fmt::format("the process group failed at {}: {}", item.info.key, r.reason);
-  }
-  r.wall_ms = us_since(wall0) / 1000;
+    set_accuracy(
+        r, wrong,
+        wrong ? "the receiver's buffer differs from the sender's" : "the receiver got the sender's data");
+  });
   return r;
 }
 
