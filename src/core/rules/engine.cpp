@@ -339,7 +339,7 @@ std::string multi_verdict_line(const Report& report, const std::vector<Finding>&
     if (!slowest || metric(r, "busbw_gbps") < metric(*slowest, "busbw_gbps")) slowest = &r;
   }
   std::vector<std::string> parts;
-  std::string subject = "no process group";
+  std::string subject = "nothing measured between ranks (fewer than two)";
   if (group) {
     subject = fmt::format("{} ({})", group->shape.empty() ? group->key : group->shape,
                           group->evidence.value("backend", std::string("?")));

@@ -40,7 +40,10 @@ c10::intrusive_ptr<c10d::Store> make_store(const Rendezvous& r) {
     o.port = static_cast<std::uint16_t>(r.master_port);
     o.isServer = r.host_store;
     o.numWorkers = static_cast<std::size_t>(r.world);
-    o.waitWorkers = r.host_store;
+    // Every rank counts itself in (the server waits for all of them), as
+    // torch.distributed's TCPStore(wait_for_workers=True) does: a client that
+    // did not would leave the server waiting out its whole timeout.
+    o.waitWorkers = true;
     o.timeout = r.timeout;
     o.multiTenant = true;
     try {

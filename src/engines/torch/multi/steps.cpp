@@ -162,6 +162,9 @@ Result multi_result(const GroupContext& g, const MultiItem& item) {
   r.status = Status::ok;
   r.evidence["backend"] = g.backend;
   r.evidence["ranks"] = g.world;
+  // The requested size, also on rows that never ran (the measured S replaces it).
+  if (item.size_bytes > 0) r.metrics["size_bytes"] = item.size_bytes;
+  if (item.type == MultiItem::Type::collective) r.metrics["ranks"] = g.world;
   return r;
 }
 
