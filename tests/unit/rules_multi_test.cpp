@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/report/multi_tables.hpp"
 #include "platform/probes.hpp"
 #include "platform_test_util.hpp"
 #include "rules_test_util.hpp"
@@ -75,6 +76,27 @@ TEST(RulesMulti, SilentOnOneGpuAndOnHealthyMultiGpu) {
   }
   const auto fs = run_rules(healthy_multi_report());
   EXPECT_FALSE(any_multi(fs)) << ids(fs);
+}
+
+TEST(RulesMulti, SilentOnRecordedPerRankReportsMerged) {
+  // Two ranks' own reports (recorded under torchrun's variables), merged as
+  // report --from does: every key once, both ranks' rows.
+  Report merged = load_report("multi-gloo-rank0.json");
+  for (const auto& r : load_report("multi-gloo-rank1.json").results) {
+    const bool seen = std::any_of(merged.results.begin(), merged.results.end(),
+                                  [&](const Result& m) { return m.key == r.key; });
+    if (!seen) merged.results.push_back(r);
+  }
+  int ranks = 0;
+  for (const auto& r : merged.results) ranks += r.category == "rank";
+  EXPECT_EQ(ranks, 2);
+  const auto fs = run_rules(merged);
+  for (const auto& f : fs) {
+    if (f.id.rfind("multi.", 0) == 0) ADD_FAILURE() << f.id << ": " << f.title;
+  }
+  const std::string text = render_multi_tables(merged.results, ConsoleStyle{160, false});
+  EXPECT_NE(text.find("<- slowest link"), std::string::npos) << text;
+  EXPECT_NE(multi_verdict_line(merged, {}).find("2 ranks on 1 host (gloo)"), std::string::npos);
 }
 
 TEST(RulesMulti, AcsIommuShmAndNarrowLink) {
