@@ -168,6 +168,8 @@ int cmd_multi(App& app, const MultiArgs& args) {
     app.out(out);
     return kExitHealthy;
   }
+  const bool measure = !engine::list_multi_items(o).empty();
+  if (measure) (void)app.engine();  // no engine: exit 2 before anything is printed
   // One report per rank: every rank of a job writes its own files.
   if (launch.distributed()) {
     app.set_output_paths(multi::per_rank_path(app.options().json_path, launch.rank, launch.world_size),
@@ -179,7 +181,7 @@ int cmd_multi(App& app, const MultiArgs& args) {
   if (!launch.note.empty()) app.out(launch.note + "\n");
   app.out(wrap_to_width(note, style.width) + "\n");
   std::vector<Result> results;
-  if (!engine::list_multi_items(o).empty()) results = run_multi_phase(app, o);
+  if (measure) results = run_multi_phase(app, o);
   app.out(render_multi_tables(results, style));
   report.results.insert(report.results.end(), results.begin(), results.end());
   report.context.environment = env;

@@ -10,7 +10,8 @@
 #      by `report --from` with both nodes' rows and the slowest link;
 #   3. the same through Slurm's srun variables (SLURM_PROCID, ...);
 #   4. set-up errors exit 2 with one line: contradictory launcher variables,
-#      --ranks under a launcher, --device cuda without a GPU, a bad size.
+#      --ranks under a launcher, --device cuda without a GPU, a bad size, no
+#      engine beside the front end.
 set -euo pipefail
 BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; OUT="$2"; mkdir -p "$OUT"
 source "$(dirname "$0")/lib/common.sh"
@@ -136,6 +137,11 @@ grep -q "12Q" "$OUT/bad_size.txt"
 if ! "$BIN" env 2>/dev/null | grep -q "cuda:"; then
   expect_usage no_gpu "$BIN" multi --device cuda
 fi
+# No engine beside a copy of the front end: exit 2 before anything is printed.
+mkdir -p "$OUT/alone" && cp "$BIN" "$OUT/alone/accel-doctor" && cp -r "$(dirname "$BIN")/kb" "$OUT/alone/"
+expect_usage no_engine "$OUT/alone/accel-doctor" multi --device cpu
+grep -q "no torch engine" "$OUT/no_engine.txt"
+if grep -q "Topology" "$OUT/no_engine.txt"; then echo "FAIL: printed before the engine error"; exit 1; fi
 # --list names the items without measuring.
 run_doctor 0 "$OUT/list" "$BIN" multi --device cpu --quick --list
 grep -q "^multi/gloo/all_reduce/fp32/64KiB/n2$" "$OUT/list.txt"
