@@ -57,7 +57,8 @@ echo "local ranks: $(( $(date +%s) - T0 )) s"
 # 2. Two ranks through torchrun's variables, one report each, then merged.
 T1=$(date +%s)
 port=$(free_port)
-args=(multi --device cpu --quick --collectives all_reduce,all_gather,send_recv --sizes 64K,1M)
+# In the engine's own process (--no-isolate): one torch start less per rank; step 1 covers the workers.
+args=(multi --device cpu --quick --no-isolate --collectives all_reduce,all_gather,send_recv --sizes 64K,1M)
 for rank in 0 1; do
   RANK=$rank WORLD_SIZE=2 LOCAL_RANK=$rank LOCAL_WORLD_SIZE=2 GROUP_RANK=0 TORCHELASTIC_RUN_ID=e2e \
     MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
@@ -100,7 +101,7 @@ port=$(free_port)
 for rank in 0 1; do
   SLURM_PROCID=$rank SLURM_NTASKS=2 SLURM_STEP_NUM_TASKS=2 SLURM_LOCALID=$rank SLURM_NODEID=0 SLURM_STEP_ID=0 \
     SLURM_STEP_NODELIST=localhost SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=77 MASTER_PORT=$port \
-    "$BIN" --json "$OUT/sl-{rank}.json" multi --device cpu --quick --collectives all_reduce --no-links --sizes 64K \
+    "$BIN" --json "$OUT/sl-{rank}.json" multi --device cpu --quick --no-isolate --collectives all_reduce --no-links --sizes 64K \
     > "$OUT/sl$rank.txt" 2>&1 &
   eval "pid$rank=\$!"
 done
