@@ -97,6 +97,19 @@ TEST(TopologyParse, UpstreamBridges) {
   EXPECT_TRUE(upstream_bridges("/sys/devices/pci0000:00/0000:00:06.0").empty());
 }
 
+TEST(TopologyParse, NvmlAndKfdNames) {
+  // nvml.h: nvmlGpuTopologyLevel_t, nvmlGpuP2PStatus_t; kfd_crat.h: CRAT_IOLINK_TYPE_*.
+  EXPECT_EQ(nvml_topology_level_name(10), "SINGLE");
+  EXPECT_EQ(nvml_topology_level_name(50), "SYSTEM");
+  EXPECT_EQ(nvml_topology_level_name(7), "");
+  EXPECT_EQ(nvml_p2p_status_name(0), "ok");
+  EXPECT_EQ(nvml_p2p_status_name(3), "ioh_topology_not_supported");
+  EXPECT_EQ(nvml_p2p_status_name(9), "status 9");
+  EXPECT_EQ(kfd_link_type_name(11), "xgmi");
+  EXPECT_EQ(kfd_link_type_name(2), "pcie");
+  EXPECT_EQ(kfd_link_type_name(13), "type 13");
+}
+
 const GpuPair* pair_of(const Topology& t, const std::string& a, const std::string& b) {
   for (const auto& p : t.pairs) {
     if (p.a == a && p.b == b) return &p;
