@@ -46,7 +46,9 @@ if [ -n "${Torch_DIR:-}" ]; then
 elif python3 -c 'import torch' >/dev/null 2>&1; then
   echo "setup: using the Python torch $(python3 -c 'import torch; print(torch.__version__)')"
 else
-  need+=(libtorch-dev)
+  # libgloo-dev: the gloo headers and library Debian's libtorch was built
+  # with, for the multi suite's CPU process groups (docs/multi.md).
+  need+=(libtorch-dev libgloo-dev)
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

@@ -190,6 +190,11 @@ void App::write_json_if_requested() {
   write_outputs(*report_);
 }
 
+void App::set_output_paths(std::string json_path, std::string html_path) {
+  options_.json_path = std::move(json_path);
+  options_.html_path = std::move(html_path);
+}
+
 void App::write_outputs(const Report& original) {
   // --redact: every form below is written from the redacted copy.
   std::optional<Report> redacted;

@@ -78,6 +78,9 @@ class App {
   void write_json_if_requested();
   /// The same for a report not built by this App (`report --from`).
   void write_outputs(const Report& report);
+  /// Where --json and --html go from now on (`multi` under a launcher: one
+  /// file per rank, core/multi/launch.hpp per_rank_path).
+  void set_output_paths(std::string json_path, std::string html_path);
 
   /// Fills the roofline of `results` against the device ceilings: the
   /// datasheet table, this host's CPU estimate, and any bandwidth measured in

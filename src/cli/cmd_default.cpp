@@ -7,11 +7,15 @@
 #include <iostream>
 
 #include "cli/app.hpp"
+#include "cli/cmd_multi.hpp"
 #include "cli/phases.hpp"
 #include "core/machine_context.hpp"
+#include "core/multi/launch.hpp"
 #include "core/report/console.hpp"
+#include "core/report/multi_tables.hpp"
 #include "platform/crash_handler.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/probes.hpp"
 
 namespace accel::cli {
 
@@ -73,6 +77,35 @@ std::vector<Result> vulkan_ceiling_phase(App& app, const std::vector<Result>& be
     o.gpus_only = true;
     o.framework = bench;
     return run_vulkan_phase(app, o).results;
+  });
+}
+
+/// Several GPUs that torch sees: their peer access and copies and the
+/// collectives over all of them (docs/multi.md), a short sweep. Nothing with
+/// one GPU or the CPU, nor in a process a launcher started as one rank.
+std::vector<Result> multi_gpu_phase(App& app, const Environment& env, const MachineContext& machine,
+                                    const std::string& device) {
+  const auto gpus = std::count_if(env.devices.begin(), env.devices.end(),
+                                  [](const DeviceInfo& d) { return d.id.rfind("cuda:", 0) == 0; });
+  if (gpus < 2) return {};
+  try {
+    if (multi::detect_launch(platform::environment_entries()).distributed()) return {};
+  } catch (const multi::LaunchError&) {
+    return {};  // a launcher's variables that do not add up: `multi` says why
+  }
+  return fenced(app, "multi", device, [&] {
+    engine::MultiRequest q;
+    q.device = "cuda";
+    q.quick = true;
+    q.sizes_bytes = {8.0 * 1024 * 1024, 256.0 * 1024 * 1024};
+    std::string note;
+    engine::MultiOptions o = engine::resolve_multi_request(q, env, {}, note);
+    o.machine = machine;
+    app.out("\n" + render_topology(env, app.style_stdout()));
+    app.out(fmt::format("Several GPUs: {} (`accel-doctor multi` runs the whole sweep).\n", note));
+    auto rows = run_multi_phase(app, o);
+    app.out(render_multi_tables(rows, app.style_stdout()));
+    return rows;
   });
 }
 
@@ -169,6 +202,7 @@ int cmd_default(App& app) {
   });
   keep(llm);
   app.out(render_llm_table(llm, style));
+  keep(multi_gpu_phase(app, env, machine, device));
 
   platform::set_crash_phase("diagnosis and report");
   // 4. Findings and the verdict (the rules read the environment from the report).

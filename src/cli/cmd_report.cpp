@@ -9,6 +9,7 @@
 #include "cli/app.hpp"
 #include "core/report/console.hpp"
 #include "core/report/digest.hpp"
+#include "core/report/multi_tables.hpp"
 
 namespace accel::cli {
 
@@ -64,6 +65,11 @@ std::string render_text(const Report& report, const ConsoleStyle& style) {
   if (!llm.empty()) out += "\n" + render_llm_table(llm, style);
   const auto train = results_of_kind(report, "train");
   if (!train.empty()) out += "\n" + render_train_table(train, style);
+  // Several GPUs or machines: the topology, and (a merge of per-rank reports)
+  // every rank's node and the slowest link.
+  if (const std::string topo = render_topology(report.context.environment, style); !topo.empty())
+    out += "\n" + topo;
+  out += render_multi_tables(report.results, style);
   out += fmt::format("\nVerdict: {}\n", verdict_or_summary(report));
   if (report.findings.empty()) {
     out += "No findings.\n";

@@ -15,6 +15,8 @@ Environment collect_environment(const KnowledgeBase& kb, const engine::EngineEnv
   platform::WindowsProbeOptions windows;
   windows.pythons = pythons;
   env.windows = platform::probe_windows(windows);
+  // Links between GPUs only where there are several (one GPU: nothing added).
+  if (platform::compute_gpus(env.gpus).size() >= 2) env.topology = platform::probe_topology({}, env.gpus);
   if (from_engine) {
     env.torch = from_engine->torch;
     env.devices = from_engine->devices;

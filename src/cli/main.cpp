@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/app.hpp"
+#include "cli/cmd_multi.hpp"
 #include "platform/crash_handler.hpp"
 #include "platform/interrupt.hpp"
 
@@ -217,6 +218,9 @@ int main(int argc, char** argv) {
                    "smallest change that counts, in percent (the noise threshold is at least this)")
       ->capture_default_str();
 
+  MultiArgs multi_args;
+  auto* multi = add_multi_command(cli, multi_args);
+
   // Subcommand help lists only its own options: say where the global ones are.
   for (auto* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
     sub->footer(
@@ -246,12 +250,12 @@ int main(int argc, char** argv) {
           "vouch for; leave --trace out of a run you want to share");
     }
     if (!g.trace_path.empty() &&
-        (*env || *bench || *llm || *train || *explain || *report || *diagnose_cmd || *compare)) {
+        (*env || *bench || *llm || *train || *explain || *report || *diagnose_cmd || *compare || *multi)) {
       throw UsageError(
           "--trace records the profiler trace of the operator checks: use it with `ops` or the "
           "default run");
     }
-    if (g.repeat > 1 && (*env || *explain || *report || *diagnose_cmd || *compare)) {
+    if (g.repeat > 1 && (*env || *explain || *report || *diagnose_cmd || *compare || *multi)) {
       throw UsageError(
           "--repeat repeats measurements: use it with ops, bench, llm, train or the default run");
     }
@@ -283,6 +287,7 @@ int main(int argc, char** argv) {
     if (*bench) return measured(cmd_bench(app, bench_args));
     if (*llm) return measured(cmd_llm(app, llm_args));
     if (*train) return measured(cmd_train(app, train_args));
+    if (*multi) return measured(cmd_multi(app, multi_args));
     if (*explain) {
       if (g.format != "text" || !g.html_path.empty()) {
         throw UsageError(

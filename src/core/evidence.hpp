@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/topology.hpp"
 
 namespace accel {
 
@@ -482,6 +483,9 @@ struct Environment {
   std::vector<EnvVar> env_vars;
   std::optional<DeviceChoice> selection;
   std::optional<WindowsInfo> windows;  ///< only in reports made on Windows
+  /// Links between GPUs, NUMA, IOMMU/ACS, /dev/shm (core/topology.hpp): only
+  /// with two or more GPUs, or from `accel-doctor multi`.
+  std::optional<Topology> topology;
 };
 
 // ---------------------------------------------------------------- report
@@ -593,7 +597,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     hsa_override_gfx_version, vc_runtime, directml, onnxruntime, runtimes_missing, onnxruntime_directml_ep,
     pythons, torch_hip_runtime, python_processes, adrenalin_version, adrenalin_version_source, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
-                                                env_vars, selection, windows)
+                                                env_vars, selection, windows, topology)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,
                                                 impact)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)

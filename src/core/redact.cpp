@@ -188,7 +188,9 @@ std::string redact_patterns(std::string_view input) {
 
 bool identifying_key(const std::string& key, bool* host) {
   const std::string k = lower(key);
-  *host = k == "hostname" || k == "host_name" || k == "nodename" || k == "fqdn";
+  // "host", "src_host", "dst_host": the ranks of a multi run (their identities and links).
+  *host = k == "hostname" || k == "host_name" || k == "nodename" || k == "fqdn" || k == "host" ||
+          k == "src_host" || k == "dst_host";
   if (*host) return true;
   for (const char* w : {"serial", "uuid", "guid", "pdi"}) {
     if (k.find(w) != std::string::npos) return true;
@@ -213,6 +215,18 @@ void RedactSecrets::add_users_from_text(std::string_view text) {
 void RedactSecrets::add_from_report(const Report& report) {
   const std::string& h = report.context.environment.host.hostname;
   if (!h.empty()) hostnames.push_back(h);
+  // The other ranks of a multi run: their hosts are in the rows' identities.
+  for (const auto& r : report.results) {
+    if (r.kind != "multi") continue;
+    std::vector<json> ids;
+    if (r.evidence.contains("identity")) ids.push_back(r.evidence["identity"]);
+    for (const auto& id : r.evidence.value("identities", json::array())) ids.push_back(id);
+    for (const auto& id : ids) {
+      const std::string host = id.is_object() ? id.value("host", std::string()) : std::string();
+      if (!host.empty() && std::find(hostnames.begin(), hostnames.end(), host) == hostnames.end())
+        hostnames.push_back(host);
+    }
+  }
   add_users_from_text(json(report).dump());
 }
 

@@ -19,6 +19,7 @@
 #include "engine_api/bench.hpp"
 #include "engine_api/isolation.hpp"
 #include "engine_api/llm.hpp"
+#include "engine_api/multi.hpp"
 #include "engine_api/ops.hpp"
 #include "engine_api/train.hpp"
 
@@ -72,6 +73,10 @@ class Engine {
   virtual std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callbacks) = 0;
   virtual TrainPlan plan_train(const TrainOptions& options) = 0;
   virtual std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& callbacks) = 0;
+  /// The multi-GPU / multi-process items (engine_api/multi.hpp). An engine
+  /// without the suite keeps these defaults, which throw EngineError.
+  virtual std::vector<ItemInfo> list_multi(const MultiOptions& options);
+  virtual std::vector<Result> run_multi(const MultiOptions& options, const RunCallbacks& callbacks);
 };
 
 }  // namespace accel::engine

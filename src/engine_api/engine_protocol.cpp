@@ -9,9 +9,13 @@ constexpr std::pair<EngineRequest, const char*> kRequests[] = {
     {EngineRequest::environment, "environment"},         {EngineRequest::list_checks, "list_checks"},
     {EngineRequest::list_benchmarks, "list_benchmarks"}, {EngineRequest::plan_llm, "plan_llm"},
     {EngineRequest::plan_train, "plan_train"},           {EngineRequest::run, "run"},
+    {EngineRequest::list_multi, "list_multi"},
 };
-constexpr std::pair<SuiteId, const char*> kSuites[] = {
-    {SuiteId::ops, "ops"}, {SuiteId::bench, "bench"}, {SuiteId::llm, "llm"}, {SuiteId::train, "train"}};
+constexpr std::pair<SuiteId, const char*> kSuites[] = {{SuiteId::ops, "ops"},
+                                                       {SuiteId::bench, "bench"},
+                                                       {SuiteId::llm, "llm"},
+                                                       {SuiteId::train, "train"},
+                                                       {SuiteId::multi, "multi"}};
 }  // namespace
 
 const char* request_name(EngineRequest r) {

@@ -21,7 +21,9 @@
 //   {"protocol": 1, "request": "plan_train", "options": TrainOptions}
 //       -> {"event": "plan", "resolved": TrainOptions, "items": [...],
 //           "model_descriptions": ["mlp: ...", ...]}
-//   {"protocol": 1, "request": "run", "suite": "ops"|"bench"|"llm"|"train",
+//   {"protocol": 1, "request": "list_multi", "options": MultiOptions}
+//       -> {"event": "items", "items": [ItemInfo...]}
+//   {"protocol": 1, "request": "run", "suite": "ops"|"bench"|"llm"|"train"|"multi",
 //    "options": {...}}
 //       -> {"event": "plan", "items": [ItemInfo...]}  (the items it means to run;
 //           the LLM ceilings it may measure first are not among them)
@@ -44,10 +46,10 @@ namespace accel::engine {
 inline constexpr int kEngineProtocolVersion = 1;
 
 /// The requests of the engine protocol.
-enum class EngineRequest { environment, list_checks, list_benchmarks, plan_llm, plan_train, run };
+enum class EngineRequest { environment, list_checks, list_benchmarks, plan_llm, plan_train, run, list_multi };
 
 /// The suites a `run` request names.
-enum class SuiteId { ops, bench, llm, train };
+enum class SuiteId { ops, bench, llm, train, multi };
 
 const char* request_name(EngineRequest r);
 std::optional<EngineRequest> parse_request_name(std::string_view name);

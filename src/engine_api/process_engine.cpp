@@ -358,4 +358,13 @@ std::vector<Result> ProcessEngine::run_train(const TrainOptions& o, const RunCal
   return run(SuiteId::train, json(o), run_silence_s(o.item_timeout_s), o.device, o.machine, cb);
 }
 
+std::vector<ItemInfo> ProcessEngine::list_multi(const MultiOptions& o) {
+  return call(EngineRequest::list_multi, json(o), "items", 120).at("items").get<std::vector<ItemInfo>>();
+}
+
+std::vector<Result> ProcessEngine::run_multi(const MultiOptions& o, const RunCallbacks& cb) {
+  const std::string device = o.devices.empty() ? std::string() : o.devices.front();
+  return run(SuiteId::multi, json(o), run_silence_s(o.item_timeout_s), device, o.machine, cb);
+}
+
 }  // namespace accel::engine

@@ -64,6 +64,8 @@ class ProcessEngine final : public Engine {
   std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callbacks) override;
   TrainPlan plan_train(const TrainOptions& options) override;
   std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& callbacks) override;
+  std::vector<ItemInfo> list_multi(const MultiOptions& options) override;
+  std::vector<Result> run_multi(const MultiOptions& options, const RunCallbacks& callbacks) override;
 
   const std::string& path() const { return path_; }
 

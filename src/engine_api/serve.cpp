@@ -47,6 +47,8 @@ std::vector<ItemInfo> planned_items(Engine& engine, SuiteId suite, const json& o
       return engine.plan_llm(options.get<LlmOptions>()).items;
     case SuiteId::train:
       return engine.plan_train(options.get<TrainOptions>()).items;
+    case SuiteId::multi:
+      return engine.list_multi(options.get<MultiOptions>());
   }
   return {};
 }
@@ -61,6 +63,8 @@ std::vector<Result> run(Engine& engine, SuiteId suite, const json& options, cons
       return engine.run_llm(options.get<LlmOptions>(), cb);
     case SuiteId::train:
       return engine.run_train(options.get<TrainOptions>(), cb);
+    case SuiteId::multi:
+      return engine.run_multi(options.get<MultiOptions>(), cb);
   }
   return {};
 }
@@ -89,6 +93,8 @@ json serve(Engine& engine, EngineRequest request, const json& req, Events& event
               {"items", p.items},
               {"model_descriptions", p.model_descriptions}};
     }
+    case EngineRequest::list_multi:
+      return {{"event", "items"}, {"items", engine.list_multi(options.get<MultiOptions>())}};
     case EngineRequest::run: {
       const auto suite = parse_suite_name(req.value("suite", ""));
       if (!suite) throw std::invalid_argument("unknown suite '" + req.value("suite", "") + "'");

@@ -32,4 +32,6 @@ std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb) {
   return probe_env_vars(kb, detail::process_environment());
 }
 
+std::vector<std::string> environment_entries() { return detail::process_environment(); }
+
 }  // namespace accel::platform

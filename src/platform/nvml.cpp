@@ -5,9 +5,14 @@
 // layout has not changed since their introduction.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
+#include "core/multi/link_bound.hpp"
 #include "platform/detail.hpp"
 #include "platform/gpu_busy.hpp"
 #include "platform/process.hpp"
+#include "platform/topology_detail.hpp"
 
 namespace accel::platform::detail {
 
@@ -339,6 +344,123 @@ std::string nvml_driver_version(std::string* error) {
   } catch (const std::exception& e) {
     if (error) *error = e.what();
     return {};
+  }
+}
+
+namespace {
+
+using TopoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int*);
+using P2pFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int, int*);
+using LinkStateFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, int*);
+using LinkPciFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*);
+using LinkTypeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, int*);
+constexpr unsigned kNvlinkMaxLinks = 36;  // NVML_NVLINK_MAX_LINKS
+constexpr int kP2pCapsRead = 0;           // NVML_P2P_CAPS_INDEX_READ
+constexpr int kNvlinkRemoteSwitch = 2;    // NVML_NVLINK_DEVICE_TYPE_SWITCH
+
+/// One GPU's active NVLinks: the PCI address at the far end of each, and
+/// how many end at an NVSwitch.
+struct NvlinkEnds {
+  std::vector<std::string> peers;
+  int to_switch = 0;
+  int active = 0;
+};
+
+NvlinkEnds nvlink_ends(const Nvml& nvml, nvmlDevice_t dev) {
+  NvlinkEnds e;
+  const auto state = nvml.fn<LinkStateFn>("nvmlDeviceGetNvLinkState");
+  const auto remote = nvml.fn<LinkPciFn>("nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  const auto type = nvml.fn<LinkTypeFn>("nvmlDeviceGetNvLinkRemoteDeviceType");
+  if (!state) return e;
+  for (unsigned link = 0; link < kNvlinkMaxLinks; ++link) {
+    int active = 0;
+    if (state(dev, link, &active) != NVML_SUCCESS)
+      continue;  // NOT_SUPPORTED / INVALID_ARGUMENT past the last link
+    if (!active) continue;
+    ++e.active;
+    int t = -1;
+    if (type && type(dev, link, &t) == NVML_SUCCESS && t == kNvlinkRemoteSwitch) {
+      ++e.to_switch;
+      continue;
+    }
+    nvmlPciInfo_t pci{};
+    if (remote && remote(dev, link, &pci) == NVML_SUCCESS) e.peers.push_back(bus_id_to_sysfs(pci.busId));
+  }
+  return e;
+}
+
+}  // namespace
+
+void merge_nvml_topology(Topology& t, const std::vector<GpuHardware>& gpus) {
+  std::vector<std::pair<std::string, unsigned>> nvidia;  // address, NVML index
+  for (const auto& g : gpus) {
+    if (g.vendor == "nvidia" && g.vendor_info.contains("nvml") && g.vendor_info["nvml"].contains("index")) {
+      nvidia.emplace_back(g.pci_address, g.vendor_info["nvml"]["index"].get<unsigned>());
+    }
+  }
+  if (nvidia.size() < 2) return;
+  Nvml nvml;
+  if (!nvml.ok()) {
+    t.not_collected["nvml"] = nvml.error();
+    return;
+  }
+  const auto handle_fn = nvml.fn<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
+  const auto topo_fn = nvml.fn<TopoFn>("nvmlDeviceGetTopologyCommonAncestor");
+  const auto p2p_fn = nvml.fn<P2pFn>("nvmlDeviceGetP2PStatus");
+  if (!handle_fn) {
+    t.not_collected["nvml"] = "nvmlDeviceGetHandleByIndex_v2 missing";
+    return;
+  }
+  std::map<std::string, nvmlDevice_t> handle;
+  std::map<std::string, NvlinkEnds> ends;
+  for (const auto& [addr, index] : nvidia) {
+    nvmlDevice_t d = nullptr;
+    if (handle_fn(index, &d) == NVML_SUCCESS) {
+      handle[addr] = d;
+      ends[addr] = nvlink_ends(nvml, d);
+    }
+  }
+  auto cc_of = [&](const std::string& addr) {
+    for (const auto& g : gpus) {
+      if (g.pci_address == addr) return g.compute_capability;
+    }
+    return std::string();
+  };
+  for (auto& p : t.pairs) {
+    if (!handle.count(p.a) || !handle.count(p.b)) continue;
+    p.sources.push_back("nvml");
+    int level = -1;
+    if (topo_fn && topo_fn(handle[p.a], handle[p.b], &level) == NVML_SUCCESS) {
+      p.nvml_level = nvml_topology_level_name(level);
+    }
+    int status = -1;
+    if (p2p_fn && p2p_fn(handle[p.a], handle[p.b], kP2pCapsRead, &status) == NVML_SUCCESS) {
+      p.p2p_status = nvml_p2p_status_name(status);
+      p.p2p_status_source = "nvml";
+    }
+    const NvlinkEnds& ea = ends[p.a];
+    const NvlinkEnds& eb = ends[p.b];
+    const int direct = static_cast<int>(std::count(ea.peers.begin(), ea.peers.end(), p.b));
+    const auto per_link = multi::nvlink_link_gbps(cc_of(p.a));
+    if (direct > 0) {
+      p.link = "nvlink";
+      p.nvlinks = direct;
+    } else if (ea.to_switch > 0 && eb.to_switch > 0) {
+      p.link = "nvlink";
+      p.via_nvswitch = true;
+      p.nvlinks = std::min(ea.to_switch, eb.to_switch);
+    } else if (level == 0 || level == 10 || level == 20) {
+      p.link = "pcie_switch";
+    } else if (level == 30 || level == 40) {
+      p.link = "pcie_host_bridge";
+    } else if (level == 50) {
+      p.link = "cross_numa";
+    }
+    if (p.link == "nvlink" && per_link) {
+      p.bound_gbps = *per_link * p.nvlinks;
+      p.bound_source = fmt::format("NVLink: {} link(s){} x {:g} GB/s per direction (compute capability {})",
+                                   p.nvlinks, p.via_nvswitch ? " to NVSwitches" : "", *per_link, cc_of(p.a));
+    }
   }
 }
 

@@ -91,6 +91,18 @@ BlasInfo probe_blas();
 /// "could not look" stay apart.
 std::vector<GpuHardware> probe_gpus(const ProbeRoots& roots = {}, NotCollected* not_collected = nullptr);
 
+/// The multi-GPU topology (core/topology.hpp) of the compute GPUs among
+/// `gpus` (probe_gpus' list; integrated and display-only devices are left
+/// out): NUMA node, IOMMU group and the PCIe bridges above each GPU with their
+/// ACS state (sysfs `config`, extended space: root only, else named in the
+/// bridge's `error`); for each pair the link (NVML common ancestor, P2P
+/// status and NVLinks when `use_vendor_libraries`; the KFD io_links; else
+/// the sysfs bridges and NUMA nodes) and its one-direction bound; the IOMMU
+/// mode (/sys/class/iommu, the groups' type, /proc/cmdline); /dev/shm's size
+/// (statvfs on the live system, the mount table on a recorded tree); whether
+/// this process runs in a container. Never throws.
+Topology probe_topology(const ProbeRoots& roots, const std::vector<GpuHardware>& gpus);
+
 /// Driver versions: NVIDIA from NVML's nvmlSystemGetDriverVersion, else the
 /// kernel module (<sys>/module/nvidia/version, <proc>/driver/nvidia/version);
 /// the CUDA driver API from libcuda (cuDriverGetVersion as "13.0", and cuInit(0)'s
@@ -109,6 +121,12 @@ DriverInfo probe_drivers(const ProbeRoots& roots = {});
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb, const std::vector<std::string>& environment);
 /// Same, over this process's environment.
 std::vector<EnvVar> probe_env_vars(const KnowledgeBase& kb);
+/// This process's environment as "NAME=value" entries (the launcher's
+/// variables of a multi run are read from it: core/multi/launch.hpp).
+std::vector<std::string> environment_entries();
+/// The compute GPUs among `gpus`: discrete, not a BMC's or a hypervisor's
+/// display adapter (what probe_topology pairs).
+std::vector<GpuHardware> compute_gpus(const std::vector<GpuHardware>& gpus);
 
 /// What the caller already knows for probe_windows.
 struct WindowsProbeOptions {

@@ -186,6 +186,24 @@ TEST(EngineServe, BadRequestsGetAnErrorEvent) {
   }
 }
 
+TEST(EngineServe, AnEngineWithoutTheMultiSuiteSaysSo) {
+  // The multi request and suite are additive: an engine that does not
+  // override them answers with an error event, not a crash.
+  FakeEngine e;
+  for (const char* req : {R"({"protocol": 1, "request": "list_multi", "options": {}})",
+                          R"({"protocol": 1, "request": "run", "suite": "multi", "options": {}})"}) {
+    SCOPED_TRACE(req);
+    int rc = 0;
+    const auto ev = serve(e, req, &rc);
+    ASSERT_FALSE(ev.empty());
+    EXPECT_EQ(ev.back()["event"], "error");
+    EXPECT_NE(ev.back()["message"].get<std::string>().find("no multi suite"), std::string::npos);
+    EXPECT_EQ(rc, 2);
+  }
+  EXPECT_EQ(parse_suite_name("multi"), SuiteId::multi);
+  EXPECT_EQ(parse_request_name("list_multi"), EngineRequest::list_multi);
+}
+
 TEST(EngineSearch, ExplicitPathAndBesideThisProgram) {
   const auto missing = find_engine("/nonexistent/engine", torch_engine_file_name());
   EXPECT_TRUE(missing.path.empty());

@@ -116,6 +116,8 @@ std::vector<RuleEntry> gpu_busy_rules();  ///< rules_gpu_busy.cpp: GPU utilisati
 /// Vulkan, HIP; core/adapter_join.hpp): one text for every rule that says
 /// "use the discrete GPU". "" when the device joins no DXGI adapter (rules_windows.cpp).
 std::string windows_index_advice(const Ctx& c, const std::string& device);
+/// rules_multi.cpp: several GPUs and machines (topology, NCCL settings and transports, collectives)
+std::vector<RuleEntry> multi_rules();
 /// True for the Power saver plan's GUID (GUID_MAX_POWER_SAVINGS).
 bool is_power_saver_plan(const std::string& guid);
 /// Every rule, in evaluation order.

@@ -9,6 +9,7 @@
 
 #include "core/rules/context.hpp"
 #include "core/rules/rules.hpp"
+#include "core/units.hpp"
 
 namespace accel {
 
@@ -110,7 +111,7 @@ bool severity_rank_valid(std::string_view severity) { return severity_rank(sever
 
 std::vector<RuleEntry> all_rules() {
   std::vector<RuleEntry> all = setup_rules();
-  for (auto* part : {&perf_rules, &health_rules, &vulkan_rules, &windows_rules, &gpu_busy_rules}) {
+  for (auto* part : {&perf_rules, &health_rules, &vulkan_rules, &windows_rules, &gpu_busy_rules, &multi_rules}) {
     auto more = (*part)();
     all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
@@ -309,6 +310,57 @@ std::string verdict_line(const Report& report, const std::vector<Finding>& findi
   line += "; " + counts;
   const Finding* top = findings.empty() ? nullptr : &findings.front();
   if (top && severity_rank(top->severity) == 0) line += "; most important: " + lower_first(top->title);
+  return line;
+}
+
+std::string multi_verdict_line(const Report& report, const std::vector<Finding>& findings) {
+  const Result* group = nullptr;
+  const Result* all_reduce = nullptr;
+  const Result* slowest = nullptr;
+  double largest_link = 0;
+  auto metric = [](const Result& r, const char* name) {
+    const auto it = r.metrics.find(name);
+    return it == r.metrics.end() ? 0.0 : it->second;
+  };
+  for (const auto& r : report.results) {
+    if (r.kind != "multi") continue;
+    if (r.category == "group") group = &r;
+    if (r.category == "collective" && r.name == "all_reduce" && r.status == Status::ok &&
+        (!all_reduce || metric(r, "size_bytes") > metric(*all_reduce, "size_bytes"))) {
+      all_reduce = &r;
+    }
+    if (r.category == "link" && r.status == Status::ok)
+      largest_link = std::max(largest_link, metric(r, "size_bytes"));
+  }
+  for (const auto& r : report.results) {
+    if (r.kind != "multi" || r.category != "link" || r.status != Status::ok ||
+        metric(r, "size_bytes") != largest_link)
+      continue;
+    if (!slowest || metric(r, "busbw_gbps") < metric(*slowest, "busbw_gbps")) slowest = &r;
+  }
+  std::vector<std::string> parts;
+  std::string subject = "nothing measured between ranks (fewer than two)";
+  if (group) {
+    subject = fmt::format("{} ({})", group->shape.empty() ? group->key : group->shape,
+                          group->evidence.value("backend", std::string("?")));
+    if (group->status != Status::ok) subject += fmt::format(": {}", to_string(group->status));
+  }
+  if (all_reduce) {
+    parts.push_back(fmt::format("all-reduce busbw {} at {}",
+                                rules::rate(metric(*all_reduce, "busbw_gbps"), "GB/s"),
+                                format_bytes(metric(*all_reduce, "size_bytes"))));
+  }
+  if (slowest) {
+    parts.push_back(fmt::format("slowest link r{:.0f} -> r{:.0f} at {}", metric(*slowest, "src_rank"),
+                                metric(*slowest, "dst_rank"),
+                                rules::rate(metric(*slowest, "busbw_gbps"), "GB/s")));
+  }
+  std::string line = subject;
+  if (!parts.empty()) line += ": " + parts[0] + (parts.size() > 1 ? ", " + parts[1] : "");
+  line += "; " + counts_phrase(findings);
+  if (!findings.empty() && severity_rank(findings.front().severity) == 0) {
+    line += "; most important: " + lower_first(findings.front().title);
+  }
   return line;
 }
 

@@ -87,6 +87,12 @@ std::vector<Finding> diagnose(const Report& report, const DiagnoseOptions& optio
 ///   "the GPU is not used: torch is a CPU-only build and an NVIDIA GeForce RTX 4090 is in the machine"
 std::string verdict_line(const Report& report, const std::vector<Finding>& findings);
 
+/// The verdict of `accel-doctor multi`: the group (ranks, hosts, backend),
+/// its all-reduce bus bandwidth at the largest size, the slowest link, and
+/// the findings' counts, e.g. "2 ranks on 1 host (nccl): all-reduce busbw
+/// 361 GB/s at 1 GiB, slowest link r1 -> r0 at 388 GB/s; no problems found".
+std::string multi_verdict_line(const Report& report, const std::vector<Finding>& findings);
+
 /// True when a finding is at warning or above, or a check failed: what makes
 /// `diagnose` and the default run exit with 1.
 bool needs_attention(const Report& report, const std::vector<Finding>& findings);

@@ -10,6 +10,7 @@ std::unique_ptr<WorkerSuite> make_ops_suite(const json& job);
 std::unique_ptr<WorkerSuite> make_bench_suite(const json& job);
 std::unique_ptr<WorkerSuite> make_llm_suite(const json& job);
 std::unique_ptr<WorkerSuite> make_train_suite(const json& job);
+std::unique_ptr<WorkerSuite> make_multi_suite(const json& job);
 
 std::unique_ptr<WorkerSuite> make_torch_suite(const std::string& suite, const json& job) {
   const auto id = parse_suite_name(suite);
@@ -23,6 +24,8 @@ std::unique_ptr<WorkerSuite> make_torch_suite(const std::string& suite, const js
       return make_llm_suite(job);
     case SuiteId::train:
       return make_train_suite(job);
+    case SuiteId::multi:
+      return make_multi_suite(job);
   }
   throw std::invalid_argument("unknown suite '" + suite + "'");
 }

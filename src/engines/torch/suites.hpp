@@ -16,6 +16,7 @@
 #include "engine_api/engine_protocol.hpp"
 #include "engine_api/isolation.hpp"
 #include "engine_api/llm.hpp"
+#include "engine_api/multi.hpp"
 #include "engine_api/ops.hpp"
 #include "engine_api/train.hpp"
 #include "engine_api/worker.hpp"
@@ -78,7 +79,13 @@ std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& c
 /// parameters"); throws std::invalid_argument for an unknown name.
 std::string describe_train_model(const std::string& model);
 
-/// The suite a worker runs, by name ("ops", "bench", "llm", "train");
+/// The multi items (engine_api/multi.hpp), in run order.
+std::vector<ItemInfo> list_multi(const MultiOptions& options);
+
+/// Runs them (engines/torch/multi/); never throws for a failing item.
+std::vector<Result> run_multi(const MultiOptions& options, const RunCallbacks& callbacks = {});
+
+/// The suite a worker runs, by name ("ops", "bench", "llm", "train", "multi");
 /// throws std::invalid_argument for another name.
 std::unique_ptr<WorkerSuite> make_torch_suite(const std::string& suite, const json& job);
 

@@ -46,4 +46,10 @@ std::vector<Result> TorchEngine::run_train(const TrainOptions& o, const RunCallb
   return engine::run_train(o, cb);
 }
 
+std::vector<ItemInfo> TorchEngine::list_multi(const MultiOptions& o) { return engine::list_multi(o); }
+
+std::vector<Result> TorchEngine::run_multi(const MultiOptions& o, const RunCallbacks& cb) {
+  return engine::run_multi(o, cb);
+}
+
 }  // namespace accel::engine

@@ -18,6 +18,8 @@ class TorchEngine final : public Engine {
   std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callbacks) override;
   TrainPlan plan_train(const TrainOptions& options) override;
   std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& callbacks) override;
+  std::vector<ItemInfo> list_multi(const MultiOptions& options) override;
+  std::vector<Result> run_multi(const MultiOptions& options, const RunCallbacks& callbacks) override;
 };
 
 }  // namespace accel::engine
