@@ -8,7 +8,13 @@
 #   2. the front end alone (no engine beside it) finds python on PATH with
 #      the package and says so;
 #   3. --import: a module that fails to import is recorded in the report,
-#      and --import with the native engine is a set-up error (exit 2).
+#      and --import with the native engine is a set-up error (exit 2);
+#   4. the test PrivateUse1 backend (tests/python/testdev, built in BUILD_DIR
+#      as libaccel_doctor_testdev.so, or ACCEL_DOCTOR_TESTDEV_LIB):
+#      --import accel_doctor_testdev --device privateuseone:0 ops --quick on
+#      its two native ops and some others: the native ones are device work
+#      (profile.where backend_kernels), every other one cpu_fallback with
+#      the op named and its time, and the timing says host_clock_scalar_copy.
 # usage: tests/python/package.sh BUILD_DIR [OUT_DIR]
 # BUILD_DIR is a configured torch build (make build): pip builds the
 # extension module in it (ACCEL_DOCTOR_BUILD_DIR), so only the module's own
@@ -102,5 +108,59 @@ rc=0
 "$build/accel-doctor" --import torch_directml ops --list > "$out/native_import.txt" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] && grep -q "needs the Python engine" "$out/native_import.txt" ||
   { echo "FAIL: --import with the native engine: exit $rc" >&2; cat "$out/native_import.txt" >&2; exit 1; }
+
+# 4. The test PrivateUse1 backend: a plugin device like torch-directml's.
+testdev_lib=${ACCEL_DOCTOR_TESTDEV_LIB:-$build/tests/libaccel_doctor_testdev.so}
+[ -f "$testdev_lib" ] || { echo "FAIL: no test backend library $testdev_lib (target accel_doctor_testdev)" >&2; exit 1; }
+t4=$(date +%s)
+testdev_filter=${ACCEL_PY_TESTDEV_FILTER:-ops/linalg/matmul/,ops/elementwise/add/,ops/elementwise/mul/,ops/elementwise/exp/,ops/reduction/sum/fp32}
+ACCEL_DOCTOR_TESTDEV_LIB="$testdev_lib" PYTHONPATH="$here/testdev${PYTHONPATH:+:$PYTHONPATH}" \
+  run_doctor 1 "$out/testdev" "$py" -m accel_doctor --import accel_doctor_testdev --device privateuseone:0 \
+  --json "$out/testdev.json" ops --quick --filter "$testdev_filter"
+"$py" - "$out/testdev.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+env = report["context"]["environment"]
+errors = []
+plugins = env["torch"]["host"].get("plugins", [])
+if not plugins or plugins[0].get("module") != "accel_doctor_testdev" or plugins[0].get("error"):
+    errors.append("plugin not imported: %r" % plugins)
+dev = [d for d in env["devices"] if d["id"] == "privateuseone:0"]
+if not dev or dev[0].get("plugin") != "accel_doctor_testdev" or dev[0].get("announces_cpu_fallback") is not True:
+    errors.append("privateuseone:0 not described by its plugin: %r" % dev)
+if env.get("selection", {}).get("chosen") != "privateuseone:0":
+    errors.append("selection %r" % env.get("selection"))
+native = ("ops/linalg/matmul/", "ops/elementwise/add/")
+results = report["results"]
+if len(results) < 8: errors.append("only %d results" % len(results))
+for r in results:
+    p = r.get("profile", {})
+    where, key = p.get("where"), r["key"]
+    if r["status"] != "ok": errors.append("%s: status %s (%s)" % (key, r["status"], r.get("reason", "")))
+    if r.get("device") != "privateuseone:0": errors.append("%s on %r" % (key, r.get("device")))
+    if r.get("timing", {}).get("method") != "host_clock_scalar_copy":
+        errors.append("%s timed by %r" % (key, r.get("timing", {}).get("method")))
+    if key.startswith(native):
+        if where != "backend_kernels" or p.get("fallback_ops"):
+            errors.append("%s: native op shown as %r %r" % (key, where, p.get("fallback_ops")))
+    else:
+        ops = p.get("fallback_ops", [])
+        if where != "cpu_fallback" or not ops:
+            errors.append("%s: a fallback op shown as %r" % (key, where))
+        elif not all(o["op"].startswith("aten::") and o["calls"] > 0 and o["time_us"] > 0 for o in ops):
+            errors.append("%s: fallback without its op or cost: %r" % (key, ops))
+        elif not p.get("fallback_cost_us", 0) > 0:
+            errors.append("%s: no fallback_cost_us" % key)
+ids = [f["id"] for f in report.get("findings", [])]
+if "cpu_fallback" not in ids: errors.append("no cpu_fallback finding: %r" % ids)
+if errors:
+    print("FAIL: the test backend run:\n  " + "\n  ".join(errors)); sys.exit(1)
+fb = [r for r in results if r["profile"]["where"] == "cpu_fallback"]
+print("test backend: %d native checks on the device, %d cpu_fallback (e.g. %s: %s)" % (
+    len(results) - len(fb), len(fb), fb[0]["key"], fb[0]["profile"]["detail"]))
+PY
+grep -q "cpu_fallback" "$out/testdev.txt" ||
+  { echo "FAIL: the ops table does not show cpu_fallback" >&2; cat "$out/testdev.txt" >&2; exit 1; }
+echo "test backend run: $(( $(date +%s) - t4 )) s"
 
 echo "python package test: passed in $(( $(date +%s) - start )) s"

@@ -399,6 +399,7 @@ std::string where_cell(const Result& r) {
   if (w == "cpu_fallback") return "FALLBACK";
   if (w == "no_device_work") return "no-work";
   if (w == "profiler_blind") return "blind";
+  if (w == "backend_kernels") return "device";
   if (w == "host") return "host";
   return "?";
 }
@@ -440,6 +441,25 @@ std::string colorize_status(Status status, const std::string& text, const Consol
   if (!style.color) return text;
   return std::string(ansi_for(status)) + text + "\033[0m";
 }
+
+namespace {
+/// A line under a table whose device times were taken without device
+/// events or a stream synchronisation (a plugin device): how they were
+/// timed and what that means for the figures. "" otherwise.
+std::string timing_method_note(const std::vector<Result>& results) {
+  std::string devices;
+  for (const auto& r : results) {
+    if (!r.timing || r.timing->method != "host_clock_scalar_copy") continue;
+    if (devices.find(r.device) == std::string::npos) devices += (devices.empty() ? "" : ", ") + r.device;
+  }
+  if (devices.empty()) return "";
+  return fmt::format(
+      "device times on {}: host clock around a synchronising scalar copy (the backend has no timing events "
+      "and no stream synchronisation), so each figure includes the launch overhead and one small copy per "
+      "sample\n",
+      devices);
+}
+}  // namespace
 
 std::string render_checks_table(const std::vector<Result>& results, const ConsoleStyle& style) {
   // Keep the catalog order of categories as they first appear.
@@ -492,7 +512,7 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
              {note, Cell::Look::dim}});
     }
   }
-  return t.str();
+  return t.str() + timing_method_note(results);
 }
 
 std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style) {
