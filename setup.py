@@ -12,6 +12,8 @@ the package. Environment:
                           built, not reconfigured.
   CMAKE_ARGS              extra CMake arguments (split on spaces).
   CMAKE_BUILD_PARALLEL_LEVEL  build jobs (default: the CPU count).
+  ACCEL_DOCTOR_KEEP_DEBUG  keep the debug sections in the installed copies
+                          (stripped with strip --strip-debug otherwise).
 """
 
 import os
@@ -68,6 +70,17 @@ def _reusable(build_dir):
     return any(p.name == "_engine" + _module_suffix() for p in build_dir.glob("_engine*"))
 
 
+def _strip_debug(*files):
+    """Drops the debug sections from the package's copies (87 MB -> 3.4 MB for
+    the module of a RelWithDebInfo build): the symbol table stays, so crash
+    backtraces still name functions. ACCEL_DOCTOR_KEEP_DEBUG=1 keeps them."""
+    strip = shutil.which("strip")
+    if os.environ.get("ACCEL_DOCTOR_KEEP_DEBUG") or not strip or os.name == "nt" or sys.platform == "darwin":
+        return
+    for f in files:
+        subprocess.run([strip, "--strip-debug", str(f)], check=False)
+
+
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         build_dir = Path(os.environ.get("ACCEL_DOCTOR_BUILD_DIR") or ROOT / "build-python" / "cmake")
@@ -104,6 +117,7 @@ class CMakeBuild(build_ext):
         bin_dir = dest.parent / "bin"
         bin_dir.mkdir(exist_ok=True)
         shutil.copy2(build_dir / exe, bin_dir / exe)
+        _strip_debug(dest, bin_dir / exe)
         if (bin_dir / "kb").exists():
             shutil.rmtree(bin_dir / "kb")
         shutil.copytree(ROOT / "kb", bin_dir / "kb")

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include <c10/util/Exception.h>
 #include <torch/version.h>
 
 #include "core/evidence.hpp"

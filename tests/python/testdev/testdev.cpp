@@ -31,7 +31,6 @@
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_local_scalar_dense_native.h>
-#include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/add_ops.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/mm_ops.h>
@@ -39,6 +38,10 @@
 #include <ATen/ops/view_as_complex_native.h>
 #include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
+#if __has_include(<ATen/ops/_reshape_alias_native.h>)  // torch 1.13 to 2.x; gone in some later torch
+#include <ATen/ops/_reshape_alias_native.h>
+#define TESTDEV_HAS_RESHAPE_ALIAS 1
+#endif
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
@@ -269,7 +272,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_local_scalar_dense", &local_scalar_dense);
   m.impl("view", &at::native::view);
   m.impl("as_strided", &at::native::as_strided_tensorimpl);
+#ifdef TESTDEV_HAS_RESHAPE_ALIAS
   m.impl("_reshape_alias", &at::native::_reshape_alias);
+#endif
   m.impl("unfold", &at::native::unfold);
   m.impl("view_as_real", &at::native::view_as_real);
   m.impl("view_as_complex", &at::native::view_as_complex);

@@ -9,12 +9,17 @@ torch_directml:
 
     device(index=0) -> torch.device   device_count() -> int   device_name(index) -> str
 
+One more op, aten::tanh, is implemented here in Python (torch.library) and
+announces its CPU fallback with a Python warning (warnings.warn), as a plugin
+written in Python would: the engine must see that one too.
+
 The library is found through ACCEL_DOCTOR_TESTDEV_LIB (the build sets it
 for the tests), else beside this file.
 """
 
 import ctypes
 import os
+import warnings
 
 import torch
 
@@ -43,6 +48,24 @@ _LIB = ctypes.CDLL(_PATH)
 _LIB.accel_doctor_testdev_native_ops.restype = ctypes.c_char_p
 
 NATIVE_OPS = tuple(_LIB.accel_doctor_testdev_native_ops().decode().split(","))
+
+FALLBACK_WARNING = ("The operator '{}' is not currently supported on the AccelDoctorTestDevice backend and will "
+                    "fall back to run on the CPU. This may have performance implications.")
+
+
+def _tanh(x):
+    warnings.warn(FALLBACK_WARNING.format("aten::tanh"))
+    # The output through the dispatcher (torch.ops), not a Python factory or
+    # .to(device): those lazily initialise the device type from Python, which
+    # torch 2.x does for PrivateUse1 through a torch.<backend> module this
+    # test backend does not have.
+    out = torch.ops.aten.empty_like.default(x)
+    out.copy_(torch.tanh(x.cpu()))
+    return out
+
+
+_PY_LIB = torch.library.Library("aten", "IMPL", "PrivateUse1")
+_PY_LIB.impl("tanh", _tanh)
 
 
 def device_count():
