@@ -92,11 +92,11 @@ ra = {x["key"]: x for x in a["results"]}
 rb = {x["key"]: x for x in b["results"]}
 only_a, only_b = sorted(set(ra) - set(rb)), sorted(set(rb) - set(ra))
 status = [k for k in ra if k in rb and ra[k]["status"] != rb[k]["status"]]
-where = [k for k in ra if k in rb and ra[k].get("profile", {}).get("where") != rb[k].get("profile", {}).get("where")]
+def where(x): return (x.get("profile") or {}).get("where")
+wdiff = [k for k in ra if k in rb and where(ra[k]) != where(rb[k])]
 print(f"  keys: {len(set(ra) & set(rb))} in both, {len(only_a)} only native {only_a[:5]}, {len(only_b)} only python {only_b[:5]}")
 print(f"  statuses differ: {len(status)}", [(k, ra[k]['status'], rb[k]['status']) for k in status[:10]])
-print(f"  profile.where differs: {len(where)}",
-      [(k, ra[k].get('profile', {}).get('where'), rb[k].get('profile', {}).get('where')) for k in where[:10]])
+print(f"  profile.where differs: {len(wdiff)}", [(k, where(ra[k]), where(rb[k])) for k in wdiff[:10]])
 ratios = sorted(rb[k]["timing"]["median_us"] / ra[k]["timing"]["median_us"] for k in ra
                 if k in rb and ra[k].get("timing") and rb[k].get("timing") and ra[k]["timing"]["median_us"] > 0)
 if ratios:

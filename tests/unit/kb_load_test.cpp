@@ -248,9 +248,6 @@ TEST(KbArch, NvidiaArchitectures) {
   EXPECT_EQ(repo_kb().sm_arch("sm_86")->min_cuda, "11.1");
 }
 
-}  // namespace
-}  // namespace accel
-
 TEST_F(KbTempDir, CheckWhereIsCheckedAndNeedsAnOpCapture) {
   write("errors.json",
         R"J({"errors": [{"id": "e", "patterns": ["x"], "check_where": "on_the_moon", "fix": "f"}]})J");
@@ -264,3 +261,6 @@ TEST_F(KbTempDir, CheckWhereIsCheckedAndNeedsAnOpCapture) {
       R"J({"errors": [{"id": "e", "patterns": ["(?P<op>aten::\\w+) fell back"], "check_where": "cpu_fallback", "fix": "f"}]})J");
   EXPECT_EQ(load_error(), "");
 }
+
+}  // namespace
+}  // namespace accel
