@@ -5,6 +5,7 @@
 # then accel-doctor measuring through the Python-hosted engine:
 #   1. python -m accel_doctor ops --quick --device cpu --filter F: results,
 #      and the report names the Python engine, the venv's interpreter, torch;
+#      without a front end, python -m accel_doctor says what to install (exit 2);
 #   2. the front end alone (no engine beside it) finds python on PATH with
 #      the package and says so;
 #   3. --import: a module that fails to import is recorded in the report,
@@ -95,6 +96,12 @@ stamp() { echo "$1: $(( $(date +%s) - start )) s since the start"; }
 run_doctor 0 "$out/module" "$py" -m accel_doctor --json "$out/module.json" ops --quick --device cpu --filter "$filter"
 check_report "$out/module.json"
 stamp "1. python -m accel_doctor ops"
+# python -m accel_doctor without a front end (none in the package, none on PATH): a clear message, exit 2.
+rc=0
+PATH=/nonexistent "$py" -c 'import sys, accel_doctor.__main__ as m; m.FRONT_END = "no-such-front-end"; sys.exit(m.main(["env"]))' \
+  > "$out/no_front_end.txt" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "no accel-doctor front end found" "$out/no_front_end.txt" ||
+  { echo "FAIL: python -m accel_doctor without a front end: exit $rc" >&2; cat "$out/no_front_end.txt" >&2; exit 1; }
 
 # 2. The front end with no engine beside it finds the venv's python on PATH.
 mkdir -p "$out/alone"
