@@ -249,6 +249,9 @@ struct ExplainArgs {
   std::vector<std::string> env;
   /// A saved report.json: the machine context comes from its environment.
   std::string from;
+  /// The machine context is this machine's: the front end's platform probes
+  /// (OS, GPUs with their archs, drivers, GPU environment variables), no engine.
+  bool here = false;
   /// The diagnoses as JSON on standard output.
   bool json = false;
 };
@@ -257,5 +260,8 @@ struct ExplainArgs {
 int cmd_explain(App& app, const ExplainArgs& args);
 /// The machine context `explain --from` takes from a saved report.
 MachineContext machine_context_from_report(const Report& report);
+/// The machine context `explain --here` takes from the live machine: the
+/// platform probes `env` runs (no torch engine is asked). Never throws.
+MachineContext machine_context_here(const KnowledgeBase& kb);
 
 }  // namespace accel::cli

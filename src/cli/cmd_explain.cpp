@@ -1,8 +1,9 @@
 // `explain [FILE|-]`: reads a log or traceback (streamed line by line, any
 // size), recognises causes with the knowledge base and prints each with its
 // matching lines, explanation and fix. The fix depends on the machine, given
-// with --arch/--os/--backend/--gpu/--versions/--env or taken from a saved
-// report (--from); with nothing known every possibility is listed.
+// with --arch/--os/--backend/--gpu/--versions/--env, taken from a saved
+// report (--from) or from this machine's probes (--here); with nothing known
+// every possibility is listed.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 #include <set>
 
 #include "cli/app.hpp"
+#include "cli/environment.hpp"
 #include "core/json.hpp"
 #include "core/machine_context.hpp"
 
@@ -167,7 +169,10 @@ std::string render_human(const ExplainResult& r, const std::string& source, cons
   return out;
 }
 
-json render_json(const ExplainResult& r, const std::string& source, const MachineContext& ctx) {
+/// Where the machine context came from: "here" (this machine's probes), a
+/// report's path, "options" (--arch/--os/...), or "none".
+json render_json(const ExplainResult& r, const std::string& source, const MachineContext& ctx,
+                 const std::string& machine_source) {
   json diagnoses = json::array();
   for (const auto& d : r.diagnoses) diagnoses.push_back(diagnosis_to_json(d));
   const ToolInfo tool = tool_info();
@@ -180,7 +185,8 @@ json render_json(const ExplainResult& r, const std::string& source, const Machin
                 {"long_lines", r.long_lines},
                 {"binary", r.binary}}},
               {"context",
-               {{"given",
+               {{"source", machine_source},
+                {"given",
                  {{"os", ctx.os},
                   {"arch", ctx.arch},
                   {"backend", ctx.backend},
@@ -197,8 +203,17 @@ MachineContext machine_context_from_report(const Report& report) {
   return machine_context_of(report.context.environment);
 }
 
+MachineContext machine_context_here(const KnowledgeBase& kb) {
+  // The engine is not asked: explain must work where no torch is built (a
+  // Windows machine with torch-directml, a broken install), and the torch
+  // build is what the log itself usually names.
+  const EngineAbsence absent{EngineAbsence::Kind::not_found, "explain --here asks no engine"};
+  return machine_context_of(collect_environment(kb, nullptr, absent));
+}
+
 int cmd_explain(App& app, const ExplainArgs& args) {
   MachineContext ctx;
+  if (args.here) ctx = machine_context_here(app.kb());
   if (!args.from.empty()) {
     try {
       ctx = machine_context_from_report(read_report_file(args.from));
@@ -217,6 +232,12 @@ int cmd_explain(App& app, const ExplainArgs& args) {
   }
 
   const KnowledgeBase& kb = app.kb();
+  const bool given = !args.os.empty() || !args.arch.empty() || !args.backend.empty() || !args.gpu.empty() ||
+                     !args.versions.empty() || !args.env.empty();
+  const std::string machine_source = args.here            ? "here"
+                                     : !args.from.empty() ? args.from
+                                     : given              ? "options"
+                                                          : "none";
   const bool use_stdin = args.file.empty() || args.file == "-";
   const std::string source = use_stdin ? "standard input" : args.file;
   ExplainResult result;
@@ -243,13 +264,15 @@ int cmd_explain(App& app, const ExplainArgs& args) {
 
   if (args.json) {
     // Asked for explicitly: printed even with --quiet.
-    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n")
+    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) +
+                           "\n")
               << std::flush;
   } else {
     app.out(render_human(result, source, kb, app.style_stdout()));
   }
   if (!app.options().json_path.empty()) {  // the global --json FILE also saves the JSON form
-    const std::string text = app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx).dump(2) + "\n");
+    const std::string text =
+        app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) + "\n");
     if (app.options().json_path == "-") {
       if (!args.json) std::cout << text;
     } else {

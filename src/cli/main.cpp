@@ -109,8 +109,13 @@ int main(int argc, char** argv) {
   explain->add_option("--versions", explain_args.versions,
                       "versions, e.g. 'torch 2.4.0+cu121, driver 535.104'");
   explain->add_option("--env", explain_args.env, "NAME=VALUE of its environment (repeatable)");
-  explain->add_option("--from", explain_args.from,
-                      "take the machine from a saved report.json (accel-doctor --json)");
+  auto* explain_from = explain->add_option("--from", explain_args.from,
+                                           "take the machine from a saved report.json (accel-doctor --json)");
+  explain
+      ->add_flag("--here", explain_args.here,
+                 "take the machine from this computer's probes (OS, GPUs and archs, drivers, GPU "
+                 "environment variables; no torch engine is started)")
+      ->excludes(explain_from);
   explain->add_flag("--json", explain_args.json, "print the diagnoses as JSON on standard output");
 
   LlmArgs llm_args;

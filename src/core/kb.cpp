@@ -8,6 +8,7 @@
 // two-line ("window") patterns, matched against "previous line\ncurrent line".
 #include "core/kb.hpp"
 #include "core/kb_tool_output.hpp"
+#include "core/kb_wheels.hpp"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -50,34 +51,6 @@ json read_json_file(const fs::path& path) {
 }
 
 re2::StringPiece sp(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
-
-std::vector<int> parse_version(std::string_view v) {
-  std::vector<int> out;
-  int cur = -1;
-  for (char c : v) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
-    } else if (c == '.' && cur >= 0) {
-      out.push_back(cur);
-      cur = -1;
-    } else {
-      break;
-    }
-  }
-  if (cur >= 0) out.push_back(cur);
-  return out;
-}
-
-/// -1, 0, 1; missing components count as 0. Both must be non-empty.
-int compare_versions(std::string_view a, std::string_view b) {
-  auto va = parse_version(a), vb = parse_version(b);
-  const std::size_t n = std::max(va.size(), vb.size());
-  va.resize(n, 0);
-  vb.resize(n, 0);
-  if (va < vb) return -1;
-  if (va > vb) return 1;
-  return 0;
-}
 
 /// "48.01 GiB" -> bytes; nullopt when not a size.
 std::optional<double> parse_size(std::string_view text) {
@@ -128,8 +101,8 @@ Tri tri_from(const std::optional<bool>& b) { return b ? tri(*b) : Tri::U; }
 // not reuse them (a capture would otherwise shadow the machine's facts).
 const std::set<std::string>& fact_names() {
   static const std::set<std::string> names = {
-      "gfx",        "sm",     "cc",      "driver",        "driver_cuda",   "os", "gpu", "torch_cuda",
-      "torch_rocm", "vendor", "backend", "torch_version", "cpu_only_torch"};
+      "gfx",        "sm",     "cc",      "driver",        "driver_cuda",    "os",    "gpu", "torch_cuda",
+      "torch_rocm", "vendor", "backend", "torch_version", "cpu_only_torch", "python"};
   return names;
 }
 
@@ -139,6 +112,7 @@ struct Variant {
   json when;  // null: no condition
   bool fallback = false;
   std::string label, fix, cause;
+  std::string check;  // how to tell whether this fix is the one (shown with listed possibilities)
 };
 
 struct ErrorEntry {
@@ -175,25 +149,6 @@ struct DriverMin {
   std::string cuda, linux_min, windows_min;
 };
 
-/// One official torch wheel variant and the GPU targets it carries code for
-/// (kb/wheels.json "torch_wheels").
-struct TorchWheel {
-  std::string torch;               ///< "2.8": every 2.8.x release
-  std::string variant;             ///< "cu128", "rocm6.4"
-  std::vector<std::string> archs;  ///< "sm_80", "gfx1100"
-  std::string ptx;                 ///< the sm whose PTX is embedded (JIT for newer GPUs), or ""
-  std::string source;
-};
-
-/// A GPU family TheRock builds ROCm and torch wheels for (kb/wheels.json
-/// "therock_families"): its pip index is rocm.nightlies.amd.com/v2/<family>/.
-struct TherockFamily {
-  std::string family;  ///< "gfx110X-all"
-  std::vector<std::string> targets;
-  std::vector<std::string> platforms;  ///< "linux", "windows"
-  std::string source;
-};
-
 struct EnvEntry {
   std::string name;  // exact, or prefix ending in '*'
   std::string effect;
@@ -223,8 +178,7 @@ struct KbData {
   std::map<std::string, GfxArch> gfx;
   std::map<std::string, SmArch> sm;
   std::vector<DriverMin> drivers;
-  std::vector<TorchWheel> wheels;
-  std::vector<TherockFamily> therock;
+  WheelTables tables;  // kb/wheels.json: torch wheels, releases, TheRock families
   std::map<std::string, std::string> windows_hip_sdk;  // gfx -> "hip_sdk", "runtime", "none"
   std::string dml_dtypes;  // DirectML's tensor data types, rendered for {dml_dtypes}
   std::vector<GpuName> gpu_names;
@@ -346,6 +300,7 @@ std::vector<Variant> load_variants(const json& arr, KbData& kb, const std::strin
     var.label = v.value("label", "");
     var.cause = v.value("cause", "");
     var.fallback = v.value("fallback", false);
+    var.check = v.value("check", "");
     if (v.contains("when")) {
       var.when = v.at("when");
       validate_condition(var.when, kb, w);
@@ -592,115 +547,26 @@ void load_arch(const fs::path& path, KbData& kb) {
 }
 
 void load_wheels(const fs::path& path, KbData& kb) {
-  const json doc = read_json_file(path);
-  const std::string file = path.filename().string();
-  static const RE2 arch_re(R"(sm_\d{2,3}|gfx\d{2,4}[0-9a-f]?)");
-  try {
-    for (const auto& w : doc.at("torch_wheels")) {
-      TorchWheel t;
-      t.torch = w.at("torch").get<std::string>();
-      t.variant = w.at("variant").get<std::string>();
-      t.archs = w.at("archs").get<std::vector<std::string>>();
-      t.ptx = w.value("ptx", "");
-      t.source = w.value("source", "");
-      const std::string where = fmt::format("{} torch {} {}", file, t.torch, t.variant);
-      if (t.source.empty()) throw KbError(where + ": needs 'source'");
-      if (t.archs.empty()) throw KbError(where + ": 'archs' is empty");
-      for (const auto& a : t.archs) {
-        if (!RE2::FullMatch(a, arch_re))
-          throw KbError(fmt::format("{}: '{}' is not an sm_NN or gfx target", where, a));
-      }
-      if (!t.ptx.empty() && !RE2::FullMatch(t.ptx, arch_re)) throw KbError(where + ": bad 'ptx'");
-      kb.wheels.push_back(std::move(t));
-    }
-    if (doc.contains("therock_families")) {
-      for (const auto& w : doc.at("therock_families")) {
-        TherockFamily t;
-        t.family = w.at("family").get<std::string>();
-        t.targets = w.at("targets").get<std::vector<std::string>>();
-        t.platforms = w.at("platforms").get<std::vector<std::string>>();
-        t.source = w.value("source", "");
-        const std::string where = fmt::format("{} TheRock family {}", file, t.family);
-        if (t.source.empty()) throw KbError(where + ": needs 'source'");
-        if (t.targets.empty()) throw KbError(where + ": 'targets' is empty");
-        for (const auto& a : t.targets) {
-          if (!RE2::FullMatch(a, arch_re) || a.rfind("gfx", 0) != 0) {
-            throw KbError(fmt::format("{}: '{}' is not a gfx target", where, a));
-          }
-        }
-        for (const auto& pl : t.platforms) {
-          if (pl != "linux" && pl != "windows")
-            throw KbError(fmt::format("{}: unknown platform '{}'", where, pl));
-        }
-        kb.therock.push_back(std::move(t));
-      }
-    }
-  } catch (const json::exception& ex) {
-    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
-  }
+  kb.tables = WheelTables::load(read_json_file(path), path.filename().string());
 }
 
-/// The wheel table's row for this torch build ("2.8.0" + "12.8" -> 2.8 cu128;
-/// "+rocm6.4" -> rocm6.4), or nullptr when the table does not list it.
-const TorchWheel* wheel_of(const KbData& kb, const MachineFacts& f) {
-  const auto tv = parse_version(f.torch_version);
-  if (tv.size() < 2) return nullptr;
-  std::string variant;
-  if (!f.torch_cuda.empty()) {
-    const auto cv = parse_version(f.torch_cuda);
-    if (cv.size() < 2) return nullptr;
-    variant = fmt::format("cu{}{}", cv[0], cv[1]);
-  } else if (!f.torch_rocm.empty()) {
-    const auto rv = parse_version(f.torch_rocm);
-    if (rv.size() < 2) return nullptr;
-    variant = fmt::format("rocm{}.{}", rv[0], rv[1]);
-  } else {
-    return nullptr;
+/// The newest CUDA the machine's driver runs: nvidia-smi's "CUDA Version",
+/// else the largest CUDA of the driver table whose minimum this driver meets
+/// (on the machine's OS); "" when the driver is not known.
+std::string driver_max_cuda(const KbData& kb, const MachineFacts& f) {
+  if (!f.driver_cuda.empty()) return f.driver_cuda;
+  if (f.driver.empty()) return {};
+  std::string best;
+  for (const auto& d : kb.drivers) {
+    const std::string& need = f.os == "windows" ? d.windows_min : d.linux_min;
+    if (need.empty() || compare_versions(f.driver, need) < 0) continue;
+    if (best.empty() || compare_versions(d.cuda, best) > 0) best = d.cuda;
   }
-  for (const auto& w : kb.wheels) {
-    const auto wv = parse_version(w.torch);
-    if (wv.size() >= 2 && wv[0] == tv[0] && wv[1] == tv[1] && w.variant == variant) return &w;
-  }
-  return nullptr;
-}
-
-/// The TheRock family whose wheels include `gfx` on the machine's OS (WSL
-/// counts as Linux; any OS when it is not known), the smallest such family
-/// first; nullptr when none does. `*known` is false when the gfx target is
-/// not known exactly (empty or a family wildcard), so nothing can be said.
-const TherockFamily* therock_family_of(const KbData& kb, const MachineFacts& f, bool* known) {
-  *known = !f.gfx.empty() && f.gfx.find('x', 3) == std::string::npos && !kb.therock.empty();
-  if (!*known) return nullptr;
-  const std::string os = f.os == "wsl" ? "linux" : f.os;
-  const TherockFamily* best = nullptr;
-  for (const auto& t : kb.therock) {
-    if (std::find(t.targets.begin(), t.targets.end(), f.gfx) == t.targets.end()) continue;
-    if (!os.empty() && std::find(t.platforms.begin(), t.platforms.end(), os) == t.platforms.end()) continue;
-    if (!best || t.targets.size() < best->targets.size()) best = &t;
-  }
+  // From CUDA 11.1 on, one driver runs every minor version of its major
+  // (NVIDIA's minor-version compatibility): 11.1 -> any 11.x.
+  if (!best.empty() && compare_versions(best, "11.1") >= 0)
+    best = fmt::format("{}.99", parse_version(best)[0]);
   return best;
-}
-
-/// Whether a wheel runs on `arch`: an NVIDIA cubin for X.y runs on X.z with
-/// z >= y, embedded PTX is compiled at load for any newer GPU; an AMD code
-/// object runs only on its own gfx target. nullopt when the GPU's target is
-/// not of the wheel's kind.
-std::optional<bool> wheel_runs_on(const TorchWheel& w, std::string_view sm, std::string_view gfx) {
-  const bool cuda_wheel = w.variant.rfind("cu", 0) == 0;
-  if (cuda_wheel) {
-    int have = 0;
-    if (sm.size() < 5 || !RE2::FullMatch(sm.substr(3), R"((\d+))", &have)) return std::nullopt;
-    for (const auto& a : w.archs) {
-      int cc = 0;
-      if (a.rfind("sm_", 0) != 0 || !RE2::FullMatch(a.substr(3), R"((\d+))", &cc)) continue;
-      if (cc / 10 == have / 10 && cc % 10 <= have % 10) return true;
-    }
-    int ptx = 0;
-    if (!w.ptx.empty() && RE2::FullMatch(w.ptx.substr(3), R"((\d+))", &ptx) && ptx <= have) return true;
-    return false;
-  }
-  if (gfx.empty() || gfx.find('x', 3) != std::string_view::npos) return std::nullopt;  // a family wildcard
-  return std::find(w.archs.begin(), w.archs.end(), std::string(gfx)) != w.archs.end();
 }
 
 void add_to_set(PatternSet& ps, SetItem::Kind kind, std::size_t owner, const RE2& re) {
@@ -891,6 +757,7 @@ void parse_versions(std::string_view text, MachineFacts& f) {
   static const RE2 rocm_v(R"((?i)\brocm\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?))");
   static const RE2 driver(R"((?i)driver\s*(?:version)?\s*:?\s*([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]+)?))");
   static const RE2 cpu_only(R"((?i)\+cpu\b|\bcpu[- ]only\b)");
+  static const RE2 python_v(R"((?i)\bpython\s*(?:version\s*)?:?\s*(3\.[0-9]{1,2})\b)");
   std::string v;
   if (f.torch_version.empty() && RE2::PartialMatch(sp(text), torch_v, &v)) f.torch_version = v;
   if (f.torch_cuda.empty()) {
@@ -905,6 +772,7 @@ void parse_versions(std::string_view text, MachineFacts& f) {
     f.torch_rocm = v;
   }
   if (f.driver.empty() && RE2::PartialMatch(sp(text), driver, &v)) f.driver = v;
+  if (f.python.empty() && RE2::PartialMatch(sp(text), python_v, &v)) f.python = v;
   if (!f.cpu_only_torch) {
     if (RE2::PartialMatch(sp(text), cpu_only)) {
       f.cpu_only_torch = true;
@@ -1074,6 +942,13 @@ void merge_log_facts(const KbData& kb, const std::map<std::string, std::string>&
   if (f.driver.empty()) f.driver = get("driver");
   if (f.driver_cuda.empty()) f.driver_cuda = get("driver_cuda");
   if (f.torch_cuda.empty()) f.torch_cuda = get("torch_cuda");
+  if (f.python.empty() && !get("python").empty()) {
+    // "3.11.9" -> "3.11"; a wheel tag's "313" -> "3.13".
+    std::string py = get("python");
+    if (py.find('.') == std::string::npos && py.size() >= 2) py = py.substr(0, 1) + "." + py.substr(1);
+    const auto v = parse_version(py);
+    if (v.size() >= 2) f.python = fmt::format("{}.{}", v[0], v[1]);
+  }
   if (f.torch_rocm.empty()) f.torch_rocm = get("torch_rocm");
   if (f.torch_version.empty() && !get("torch_version").empty()) {
     f.torch_version = get("torch_version");
@@ -1183,7 +1058,8 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
         {"gpu", &MachineFacts::gpu},
         {"driver", &MachineFacts::driver},
         {"torch_cuda", &MachineFacts::torch_cuda},
-        {"torch_version", &MachineFacts::torch_version}};
+        {"torch_version", &MachineFacts::torch_version},
+        {"python", &MachineFacts::python}};
     const auto it = fields.find(name);
     if (it != fields.end()) return tri(!(f.*(it->second)).empty());
     return tri(c.captures.count(name) > 0);
@@ -1227,8 +1103,7 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     // and version fall in a range of official wheels that leave the GPU's
     // architecture out; unknown without the sm, torch's CUDA, or (for a range
     // that starts at some torch version) the version.
-    const TorchWheel* w = wheel_of(c.kb, f);
-    const std::optional<bool> runs = w ? wheel_runs_on(*w, f.sm, f.gfx) : std::nullopt;
+    const std::optional<bool> runs = c.kb.tables.build_runs_on(f);
     if (runs) {
       result = tri(!*runs);
     } else if (c.sm && !f.torch_cuda.empty()) {
@@ -1254,7 +1129,7 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
   } else if (key == "therock_has_arch") {
     // True when TheRock builds wheels for the GPU's gfx target on this OS.
     bool known = false;
-    const TherockFamily* t = therock_family_of(c.kb, f, &known);
+    const TherockFamily* t = c.kb.tables.therock_family_for(f, &known);
     if (known) result = tri(t != nullptr);
   } else if (key == "driver_older_than_cuda") {
     const std::string need = min_driver(c);
@@ -1327,13 +1202,14 @@ std::string render(std::string_view text, const EvalContext& c) {
     }
     if (name == "therock_family" || name == "therock_index") {
       bool known = false;
-      const TherockFamily* t = therock_family_of(c.kb, f, &known);
+      const TherockFamily* t = c.kb.tables.therock_family_for(f, &known);
       if (!t) return {};
       return name == "therock_family" ? t->family : "https://rocm.nightlies.amd.com/v2/" + t->family + "/";
     }
     if (name == "wheel_variant" || name == "wheel_archs" || name == "wheel_source") {
-      const TorchWheel* w = wheel_of(c.kb, f);
-      if (!w) return {};
+      const auto rows = c.kb.tables.rows_for(f);
+      if (rows.empty()) return {};
+      const TorchWheel* w = rows.front();
       if (name == "wheel_variant") return w->variant;
       if (name == "wheel_source") return w->source;
       std::string archs;
@@ -1341,6 +1217,20 @@ std::string render(std::string_view text, const EvalContext& c) {
       if (!w->ptx.empty()) archs += " (+PTX " + w->ptx + ")";
       return archs;
     }
+    if (name == "wheel_fit" || name == "wheel_fit_variant") {
+      // The newest torch release and CUDA variant of the wheel table that
+      // runs on this GPU (and this driver, when known).
+      const auto fit = c.kb.tables.newest_fit(f, driver_max_cuda(c.kb, f));
+      if (!fit) return {};
+      if (name == "wheel_fit_variant") return fit->variant;
+      return fmt::format(
+          "torch {} with the {} wheels (pip install torch torchvision torchaudio --index-url "
+          "https://download.pytorch.org/whl/{})",
+          fit->torch, fit->variant, fit->variant);
+    }
+    if (name == "python") return f.python;
+    if (name == "python_torch") return f.python.empty() ? "" : c.kb.tables.releases_for_python(f.python);
+    if (name == "torch_newest") return c.kb.tables.newest_release();
     if (name == "os") return f.os;
     if (name == "vendor") return f.vendor;
     if (name == "backend") return f.backend;
@@ -1506,7 +1396,25 @@ class Scanner {
 struct Chosen {
   const Variant* v;
   bool applies;
+  int support = 0;  // conditions of the fix already true on this machine (ranks listed possibilities)
 };
+
+/// How many of a condition's parts are already true here: a possibility
+/// whose conditions are partly met (the vendor matches, a hint was seen) is
+/// more likely than one about which nothing is known.
+int support(const json& cond, const EvalContext& c) {
+  if (!cond.is_object()) return 0;
+  int n = 0;
+  for (const auto& [key, value] : cond.items()) {
+    if (key == "all" || key == "any") {
+      for (const auto& sub : value) n += support(sub, c);
+    } else if (key != "not" && key != "os_not" && eval_key(key, value, c) == Tri::T) {
+      // (os_not is true whenever the OS is unknown: no evidence either way)
+      ++n;
+    }
+  }
+  return n;
+}
 
 std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, EntryState& st,
                                          const MachineFacts& facts) {
@@ -1532,7 +1440,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
     if (t == Tri::F) continue;
     auto& bucket = v.fallback ? (t == Tri::T ? fallback_true : fallback_unknown)
                               : (t == Tri::T ? regular_true : regular_unknown);
-    bucket.push_back({&v, t == Tri::T});
+    bucket.push_back({&v, t == Tri::T, t == Tri::U ? support(v.when, c) : 0});
   }
   if (e.evidence && regular_true.empty()) return std::nullopt;  // the facts say nothing wrong
   std::vector<Chosen> shown;
@@ -1545,6 +1453,9 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
     for (auto& x : fallback_true) shown.push_back({x.v, false});
     for (auto& x : fallback_unknown) shown.push_back({x.v, false});
     for (auto& x : shown) x.applies = false;
+    // Most likely first: more of its conditions already true (stable: file order otherwise).
+    std::stable_sort(shown.begin(), shown.end(),
+                     [](const Chosen& a, const Chosen& b) { return a.support > b.support; });
   } else if (!fallback_true.empty()) {
     shown = fallback_true;
   } else if (!fallback_unknown.empty()) {
@@ -1572,6 +1483,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
     o.when = x.v->when.is_null() && !listing ? "" : render(x.v->label, c);
     o.text = render(x.v->fix, c);
     o.applies = x.applies;
+    o.check = render(x.v->check, c);
     d.fixes.push_back(std::move(o));
   }
   if (!listing) {
@@ -1588,6 +1500,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
     for (const auto& o : d.fixes) {
       d.fix += o.when == "otherwise" ? fmt::format("\n- otherwise: {}", o.text)
                                      : fmt::format("\n- if {}: {}", o.when, o.text);
+      if (!o.check.empty()) d.fix += fmt::format(" (To tell: {})", o.check);
     }
   } else if (d.fixes.size() == 1) {
     d.fix = d.fixes.front().text;
@@ -1877,7 +1790,11 @@ json diagnosis_to_json(const Diagnosis& d) {
         {{"line", i < d.line_numbers.size() ? d.line_numbers[i] : 0}, {"text", d.matched_lines[i]}});
   }
   json fixes = json::array();
-  for (const auto& f : d.fixes) fixes.push_back({{"when", f.when}, {"fix", f.text}, {"applies", f.applies}});
+  for (const auto& f : d.fixes) {
+    json o = {{"when", f.when}, {"fix", f.text}, {"applies", f.applies}};
+    if (!f.check.empty()) o["check"] = f.check;
+    fixes.push_back(std::move(o));
+  }
   json status;
   to_json(status, d.status);
   return json{{"id", d.id},
@@ -1916,6 +1833,7 @@ json machine_facts_to_json(const MachineFacts& f) {
   put("torch_rocm", f.torch_rocm);
   put("driver", f.driver);
   put("driver_cuda", f.driver_cuda);
+  put("python", f.python);
   put("override_value", f.override_value);
   put_opt("override_set", f.override_set);
   put_opt("igpu", f.igpu);

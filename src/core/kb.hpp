@@ -62,6 +62,7 @@ struct MachineFacts {
   std::string torch_rocm;
   std::string driver;                  ///< NVIDIA driver version, "410.48"
   std::string driver_cuda;             ///< newest CUDA the driver supports (nvidia-smi "CUDA Version")
+  std::string python;                  ///< Python version, major.minor ("3.12")
   std::string override_value;          ///< HSA_OVERRIDE_GFX_VERSION value when known
   std::optional<bool> override_set;    ///< HSA_OVERRIDE_GFX_VERSION (or per-device variant) in effect
   std::optional<bool> igpu;            ///< an integrated AMD GPU is present
@@ -80,6 +81,11 @@ struct FixOption {
   std::string when;  ///< human-readable condition; "otherwise" for the fallback; empty if unconditional
   std::string text;
   bool applies = true;
+  /// How to tell whether this possibility is the one (a command to run, a
+  /// line to look for); empty when the kb says nothing. Listed possibilities
+  /// come most likely first: those with more of their conditions already
+  /// true on this machine lead.
+  std::string check = {};
 };
 
 /// One recognised cause in a text.

@@ -1,5 +1,6 @@
 #include "core/strings.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace accel {
@@ -19,6 +20,33 @@ std::string trim(std::string_view s) {
 
 bool contains_ci(std::string_view haystack, std::string_view needle) {
   return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+std::vector<int> parse_version(std::string_view v) {
+  std::vector<int> out;
+  int cur = -1;
+  for (char c : v) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
+    } else if (c == '.' && cur >= 0) {
+      out.push_back(cur);
+      cur = -1;
+    } else {
+      break;
+    }
+  }
+  if (cur >= 0) out.push_back(cur);
+  return out;
+}
+
+int compare_versions(std::string_view a, std::string_view b) {
+  auto va = parse_version(a), vb = parse_version(b);
+  const std::size_t n = std::max(va.size(), vb.size());
+  va.resize(n, 0);
+  vb.resize(n, 0);
+  if (va < vb) return -1;
+  if (va > vb) return 1;
+  return 0;
 }
 
 }  // namespace accel

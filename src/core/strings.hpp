@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accel {
 
@@ -15,5 +16,13 @@ std::string trim(std::string_view s);
 
 /// True when `haystack` contains `needle`, ignoring ASCII case.
 bool contains_ci(std::string_view haystack, std::string_view needle);
+
+/// The leading dotted numbers of a version: "2.8.0+cu128" -> {2, 8, 0},
+/// "12.8" -> {12, 8}; parsing stops at the first other character ("" -> {}).
+std::vector<int> parse_version(std::string_view v);
+
+/// -1, 0 or 1 comparing two versions component by component (missing
+/// components count as 0: "12.8" == "12.8.0"). Both should be non-empty.
+int compare_versions(std::string_view a, std::string_view b);
 
 }  // namespace accel

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: `accel-doctor explain` as a user runs it - real fixtures (with and
 # without machine context), standard input, garbage (exit 3), a missing file
-# (exit 2), --json parsed by Python, and --from a saved report.
+# (exit 2), --json parsed by Python, --from a saved report and --here (this
+# machine's probes).
 # Usage: explain.sh <path-to-accel-doctor> <scratch-dir>   (env: ACCEL_SHARED_ERRORS)
 set -u
 BIN=${1:?usage: explain.sh <accel-doctor> <scratch-dir>}
@@ -153,6 +154,27 @@ has from_report "unset HSA_OVERRIDE_GFX_VERSION"
 has from_report "gfx90a"
 run from_report_override_arg 0 explain --from "$SCRATCH/report.json" --arch gfx1032 "$SCRATCH/hip.log"
 has from_report_override_arg "HSA_OVERRIDE_GFX_VERSION"
+
+# ---- --here: this machine's probes are the context (no engine is started)
+HSA_OVERRIDE_GFX_VERSION=10.3.0 run here 0 explain --here --json "$SCRATCH/hip.log"
+if python3 -c '
+import json, platform, sys
+d = json.loads(sys.argv[1])
+assert d["context"]["source"] == "here", d["context"]
+facts = d["context"]["facts"]
+# the probed OS, and the override from the process environment (a complete list: env_known)
+want = {"Linux": "linux", "Windows": "windows", "Darwin": "macos"}.get(platform.system())
+assert want is None or facts.get("os") in (want, "wsl"), facts
+assert facts.get("override_set") is True and facts.get("override_value") == "10.3.0", facts
+' "$OUT"; then pass "--here takes the OS and the environment from this machine"; else fail "--here: $OUT"; fi
+run here_and_from 2 explain --here --from "$SCRATCH/report.json" "$SCRATCH/hip.log"
+run json_check 0 explain "$SCRATCH/hip.log" --json
+if python3 -c '
+import json, sys
+top = json.loads(sys.argv[1])["diagnoses"][0]
+assert any(f.get("check") for f in top["fixes"]), top["fixes"]
+assert json.loads(sys.argv[1])["context"]["source"] == "none"
+' "$OUT"; then pass "listed possibilities say how to tell them apart"; else fail "json check: $OUT"; fi
 
 echo
 if [ "$failures" -ne 0 ]; then
