@@ -10,13 +10,17 @@
 //                                                (engine_api/engine_protocol.hpp)
 //   worker(host_json) -> exit code               one worker job (engine_api/worker.hpp)
 //   torch_version() -> str                       the TORCH_VERSION compiled in
+//   warn(message)                                raises a torch warning (TORCH_WARN) on
+//                                                this thread: Python `warnings` of a plugin
+//                                                reach the check that caused them
 //
 // host_json: an EngineHost object (core/evidence.hpp), kind "python", the
 // interpreter and the plugins imported; it goes into the report's
-// environment.torch.host. Both calls read standard input to its end and write
-// the protocol to a private copy of standard output (fd 1 then points at
-// standard error, so prints from Python or torch cannot corrupt it). The GIL
-// is released while the engine runs.
+// environment.torch.host. Its extra member "plugin_devices" (DeviceInfo
+// objects: the devices plugins registered, described in Python) names the
+// PrivateUse1/XPU devices the engine lists (engines/torch/host.hpp). Both calls read standard input to its
+// end and write the protocol to a private copy of standard output (fd 1 then points at standard error, so
+// prints from Python or torch cannot corrupt it). The GIL is released while the engine runs.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -24,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include <c10/util/Exception.h>
 #include <torch/version.h>
 
 #include "core/evidence.hpp"
@@ -44,10 +49,14 @@ using namespace accel;
 
 /// Parses the host description; a malformed one is the package's bug, said
 /// as a Python ValueError.
+/// Also sets the plugin devices it describes.
 EngineHost parse_host(const std::string& host_json) {
   const json j = json::parse(host_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) throw py::value_error("accel_doctor._engine: host_json is not a JSON object");
   try {
+    if (j.contains("plugin_devices")) {
+      engine::set_plugin_devices(j.at("plugin_devices").get<std::vector<DeviceInfo>>());
+    }
     return j.get<EngineHost>();
   } catch (const json::exception& e) {
     throw py::value_error(std::string("accel_doctor._engine: host_json: ") + e.what());
@@ -87,5 +96,8 @@ PYBIND11_MODULE(_engine, m) {
   m.def(
       "torch_version", [] { return std::string(TORCH_VERSION); },
       "The torch version this module was compiled against.");
+  m.def(
+      "warn", [](const std::string& message) { TORCH_WARN(message); }, py::arg("message"),
+      "Raises a torch warning on this thread (the engine's checks collect them).");
   m.attr("version") = tool_info().version;
 }

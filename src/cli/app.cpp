@@ -10,6 +10,7 @@
 #include "cli/environment.hpp"
 #include "core/ceilings.hpp"
 #include "core/device_select.hpp"
+#include "core/directml_join.hpp"
 #include "core/report/html.hpp"
 #include "core/report/json_report.hpp"
 #include "core/report/jsonl.hpp"
@@ -77,15 +78,24 @@ const engine::EngineSearch& App::engine_search() {
     }
     engine_search_ = engine::find_any_engine(options_.engine_path, options_.python_path);
     const engine::EngineSearch& s = *engine_search_;
-    if (!options_.imports.empty() && !s.path.empty() && s.kind != EngineHostKind::python) {
-      throw UsageError(fmt::format(
-          "--import {} needs the Python engine (a plugin module exists only in Python): add --python PATH "
-          "(an interpreter with the accel_doctor package); the engine found is {}",
-          options_.imports.front(), s.path));
+    // --device dml: torch-directml registers the device, in Python only.
+    std::vector<std::string> imports = options_.imports;
+    const std::string device_plugin = engine::plugin_for_device(options_.device);
+    if (!device_plugin.empty() && std::find(imports.begin(), imports.end(), device_plugin) == imports.end()) {
+      imports.push_back(device_plugin);
+    }
+    if (!imports.empty() && !s.path.empty() && s.kind != EngineHostKind::python) {
+      throw UsageError(
+          fmt::format("{} needs the Python engine (a plugin module exists only in Python): add --python PATH "
+                      "(an interpreter with the accel_doctor package); the engine found is {}",
+                      options_.imports.empty() ? "--device " + options_.device + " (torch_directml)"
+                                               : "--import " + options_.imports.front(),
+                      s.path));
     }
     std::string modules;
-    for (const auto& m : options_.imports) modules += (modules.empty() ? "" : ",") + m;
+    for (const auto& m : imports) modules += (modules.empty() ? "" : ",") + m;
     platform::set_environment_variable(engine::kPythonImportEnv, modules);
+    platform::set_environment_variable(engine::kPythonDeviceEnv, options_.device);
     // Say which engine measures when it is not the one beside accel-doctor.
     if (!s.path.empty() && s.kind == EngineHostKind::python && options_.python_path.empty() &&
         !options_.quiet) {
@@ -147,6 +157,8 @@ Environment& App::environment() {
     if (engine_search().kind == EngineHostKind::python && !engine_search().path.empty())
       pythons.emplace_back(engine_search().path, "engine");
     env_ = collect_environment(kb(), from_engine ? &*from_engine : nullptr, absent, pythons);
+    // torch-directml's devices by LUID and DXGI index (Windows only).
+    if (env_->windows) join_windows_adapters(env_->devices, env_->windows->adapters);
     clear_status();
   }
   return *env_;

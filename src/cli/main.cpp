@@ -28,7 +28,10 @@ int main(int argc, char** argv) {
   cli.require_subcommand(0, 1);
   cli.fallthrough();  // global options may follow the subcommand
   GlobalOptions g;
-  cli.add_option("--device", g.device, "auto, cpu, cuda, cuda:N (auto: best accelerator, else the CPU)")
+  cli.add_option(
+         "--device", g.device,
+         "auto, cpu, cuda, cuda:N, xpu, dml[:N] (torch-directml), privateuseone:N (auto: best accelerator, "
+         "else the CPU)")
       ->capture_default_str();
   cli.add_option("--json", g.json_path, "write the versioned JSON report to FILE ('-' for stdout)");
   cli.add_option("--trace", g.trace_path,

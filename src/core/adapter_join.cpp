@@ -53,7 +53,16 @@ void join_torch(std::vector<AdapterIndices>& adapters, const Environment& env) {
     if (d.type == "cpu" || d.id == "cpu") continue;
     AdapterIndices* hit = nullptr;
     std::string how;
-    if (is_directml_device(d)) {
+    // A LUID set by the DirectML join (core/directml_join.hpp: name, memory,
+    // then order) is the surest key; without one, torch-directml's index is
+    // taken as the DXGI order.
+    if (!d.luid.empty()) {
+      for (auto& a : adapters) {
+        if (a.luid == d.luid) hit = &a;
+      }
+      how = "LUID (" + (d.adapter_join.empty() ? std::string("joined") : d.adapter_join) + ")";
+    }
+    if (!hit && is_directml_device(d)) {
       for (auto& a : adapters) {
         if (a.dxgi_index && *a.dxgi_index == d.index) hit = &a;
       }

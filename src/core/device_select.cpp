@@ -75,14 +75,29 @@ DeviceChoice select_device(const std::string& request, const std::vector<DeviceI
     index = std::stoi(num);
   }
   if (type == "hip" || type == "rocm") type = "cuda";  // torch exposes HIP devices as cuda
+  // torch-directml's devices are PrivateUse1 devices ("privateuseone:N") of backend dml.
+  std::string backend;
+  if (type == "dml" || type == "directml") {
+    type = "privateuseone";
+    backend = "dml";
+  }
   static const char* kKnown[] = {"cuda", "mps", "xpu", "privateuseone"};
   if (std::find(std::begin(kKnown), std::end(kKnown), type) == std::end(kKnown)) {
-    throw DeviceSelectionError(fmt::format(
-        "unknown device '{}': use auto, cpu, cuda or cuda:N. Devices here: {}", request, existing(devices)));
+    throw DeviceSelectionError(
+        fmt::format("unknown device '{}': use auto, cpu, cuda or cuda:N (also xpu, dml, privateuseone:N). "
+                    "Devices here: {}",
+                    request, existing(devices)));
   }
   std::vector<const DeviceInfo*> of_type;
   for (const auto& d : devices) {
-    if (d.id.rfind(type + ":", 0) == 0) of_type.push_back(&d);
+    if (d.id.rfind(type + ":", 0) == 0 && (backend.empty() || d.backend == backend)) of_type.push_back(&d);
+  }
+  if (of_type.empty() && backend == "dml" && context.no_engine.empty()) {
+    throw DeviceSelectionError(fmt::format(
+        "no DirectML device is visible (requested '{}'): torch-directml registered none in the Python engine "
+        "(is torch_directml installed in that environment, and did it import? see environment.torch.host."
+        "plugins). Devices here: {}",
+        request, existing(devices)));
   }
   if (of_type.empty() && !context.no_engine.empty()) {
     throw DeviceSelectionError(fmt::format("'{}' cannot be used: {}", request, context.no_engine));

@@ -27,7 +27,8 @@ struct DeviceSelectionContext {
 };
 
 /// Resolves `request` ("auto", "cpu", "cuda", "cuda:N", also "hip", "mps",
-/// "xpu" forms) against `devices`. `auto` picks the best accelerator:
+/// "xpu", "privateuseone" forms, and "dml"/"dml:N" for the privateuseone
+/// devices of backend dml, torch-directml's) against `devices`. `auto` picks the best accelerator:
 /// discrete before integrated, then most memory, then lowest index; the CPU
 /// when there is none. The choice carries a sentence saying why.
 /// Throws DeviceSelectionError listing the devices that exist.

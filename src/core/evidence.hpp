@@ -57,9 +57,12 @@ struct Timing {
   double iqr_us = 0;
   double min_us = 0;
   double max_us = 0;
-  int warmup = 0;                 ///< calls before the first sample
-  int inner = 1;                  ///< calls per sample
-  std::string method;             ///< "device_events" or "host_clock" (host clock around a device sync)
+  int warmup = 0;  ///< calls before the first sample
+  int inner = 1;   ///< calls per sample
+  /// "device_events"; "host_clock" (host clock around a stream synchronisation);
+  /// "host_clock_scalar_copy" (around a synchronising one-element copy to the
+  /// host: a plugin device without stream synchronisation or events)
+  std::string method;
   bool noisy = false;             ///< IQR > 10% of the median
   bool budget_exhausted = false;  ///< stopped by the time budget before the spread settled
   /// The fastest per-call time of a warm-up chunk (back-to-back calls for
@@ -117,11 +120,25 @@ struct Roofline {
 /// Where the work of one check ran, from a profiler capture of one call.
 /// `where` is one of:
 ///   device_kernels  device kernels ran (the op has a device implementation)
-///   cpu_fallback    device inputs, no device kernels, data copied to the host and back
+///   cpu_fallback    device inputs, no device kernels, data copied to the host and back;
+///                   or the backend announced that it ran ops of the check on the CPU
+///                   (`fallback_ops`: torch-directml's "... will fall back to run on the CPU")
+///   backend_kernels the profiler cannot see this backend's device work, the output
+///                   stayed on the device, and the backend, which announces every CPU
+///                   fallback, announced none: it ran on the device by its own account
 ///   no_device_work  no kernels and no copies (views, metadata)
 ///   profiler_blind  the profiler cannot see device activity on this build
 ///   host            the target is the CPU
 ///   unavailable     no profiler in this torch build (reason in `detail`)
+/// One op a backend announced it ran on the CPU during a check, and what it
+/// cost in the profiled call (the op's own time, its copies included).
+struct FallbackOp {
+  std::string op;        ///< as the backend names it: "aten::mul.out"
+  std::string cause_id;  ///< the kb entry that recognised the announcement (op_cpu_fallback)
+  int calls = 0;         ///< outermost calls of the op in the profiled call (0: not profiled)
+  double time_us = 0;    ///< their total time in the profiled call
+};
+
 struct ProfileEvidence {
   std::string where;
   std::string detail;
@@ -139,6 +156,8 @@ struct ProfileEvidence {
   double fallback_cost_us = 0;  ///< copy time a CPU fallback adds
   std::map<std::string, std::string> implementation;  ///< role -> library, e.g. gemm -> cuBLASLt
   std::vector<std::string> ops;                       ///< ATen ops seen, first few
+  std::vector<FallbackOp> fallback_ops;               ///< ops the backend announced it ran on the CPU
+  double call_us = 0;  ///< span of the profiled call's ops (the whole call, for a fallback's share)
 };
 
 /// One engine (or counter) of a GPU while an item ran, over the samples of
@@ -304,7 +323,7 @@ struct TorchInfo {
 struct DeviceInfo {
   std::string id;  ///< "cuda:0"
   int index = 0;
-  std::string type;  ///< "cuda", "hip" (reported as cuda by torch), "mps", "xpu", "cpu"
+  std::string type;  ///< "cuda", "hip" (reported as cuda by torch), "mps", "xpu", "privateuseone", "cpu"
   std::string name;
   std::string vendor;  ///< "nvidia", "amd", "intel", "apple"
   std::string arch;    ///< "sm_90", "gfx1032"
@@ -313,6 +332,19 @@ struct DeviceInfo {
   std::optional<bool> integrated;
   std::optional<bool> arch_in_build;
   std::string pci_bus_id;
+  /// The backend driving it when it is not the torch build's own (a plugin
+  /// or torch's generic XPU/PrivateUse1 device types): "dml" (torch-directml),
+  /// "xpu", "testdev" (tests/python/testdev); "" for the build's own.
+  std::string backend;
+  std::string plugin;  ///< the Python module that registered it ("torch_directml"); "" for none
+  /// The plugin announces every op it runs on the CPU with a warning
+  /// (torch-directml does), so a check without one ran on the device.
+  std::optional<bool> announces_cpu_fallback;
+  /// The Windows adapter (environment.windows.adapters) this device was joined
+  /// to (DirectML devices, core/directml_join.hpp), and how.
+  std::string luid;
+  std::optional<int> dxgi_index;
+  std::string adapter_join;
   NotCollected not_collected;
 };
 
@@ -541,10 +573,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Accuracy, method, rel_error, tol
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Roofline, intensity_flop_per_byte, peak_tflops, peak_source,
                                                 bandwidth_gbps, bandwidth_source, bound_tflops,
                                                 achieved_tflops, achieved_gbps, percent_of_bound, above_peak)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FallbackOp, op, cause_id, calls, time_us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, kernel_count, kernel_time_us,
                                                 kernels, h2d_count, h2d_bytes, d2h_count, d2h_bytes,
                                                 d2d_count, memcpy_time_us, memset_count, sync_count,
-                                                fallback_cost_us, implementation, ops)
+                                                fallback_cost_us, implementation, ops, fallback_ops, call_us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuEngineBusy, engine, median_percent, max_percent)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuBusyDevice, id, name, source, samples, median_percent,
                                                 max_percent, engines, percent)
@@ -570,7 +603,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, back
                                                 inter_op_threads, features, host, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, id, index, type, name, vendor, arch,
                                                 total_memory_bytes, multiprocessors, integrated,
-                                                arch_in_build, pci_bus_id, not_collected)
+                                                arch_in_build, pci_bus_id, backend, plugin,
+                                                announces_cpu_fallback, luid, dxgi_index, adapter_join,
+                                                not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PcieLink, current_speed, max_speed, current_width, max_width)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuHardware, pci_address, vendor_id, device_id, vendor, name,
                                                 driver, integrated, integrated_basis, boot_vga, link,

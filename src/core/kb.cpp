@@ -126,6 +126,9 @@ struct ErrorEntry {
   /// An evidence entry: its lines only carry facts (a torch version, a wheel
   /// tag); it is reported only when one of its regular fixes is true.
   bool evidence = false;
+  /// What an operator check whose warnings match this entry shows as its
+  /// profile.where ("cpu_fallback"); "" for none.
+  std::string check_where;
 };
 
 struct Hint {
@@ -437,6 +440,18 @@ void load_errors(const std::vector<fs::path>& paths, KbData& kb) {
         entry.examples = string_list(e, "examples", where);
         entry.suppresses = string_list(e, "suppresses", where);
         entry.evidence = e.value("evidence", false);
+        entry.check_where = e.value("check_where", "");
+        if (!entry.check_where.empty() && entry.check_where != "cpu_fallback") {
+          throw KbError(
+              fmt::format("{}: check_where must be cpu_fallback (what an operator check whose "
+                          "warning matches this entry shows as where it ran)",
+                          where));
+        }
+        if (!entry.check_where.empty() &&
+            (entry.patterns.empty() || entry.patterns.front()->NamedCapturingGroups().count("op") == 0)) {
+          throw KbError(
+              fmt::format("{}: check_where needs an (?P<op>...) capture in its first pattern", where));
+        }
         if (entry.evidence && std::none_of(entry.variants.begin(), entry.variants.end(),
                                            [](const Variant& v) { return !v.fallback; })) {
           throw KbError(fmt::format("{}: an evidence entry needs conditional (non-fallback) fixes", where));
@@ -1466,6 +1481,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
   d.matched_lines = std::move(st.lines);
   d.line_numbers = std::move(st.numbers);
   d.details = st.captures;
+  d.check_where = e.check_where;
   d.context_needed = listing;
   for (const auto& x : shown) {
     FixOption o;

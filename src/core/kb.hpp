@@ -106,6 +106,10 @@ struct Diagnosis {
   std::vector<std::size_t> line_numbers;       ///< 1-based, parallel to matched_lines
   std::size_t match_count = 0;                 ///< all matching lines (matched_lines keeps only a few)
   std::map<std::string, std::string> details;  ///< values captured from the matched lines (op, dtype, ...)
+  /// The entry's `check_where`: what an operator check whose warning matched
+  /// shows as where it ran ("cpu_fallback": the backend announced it ran the
+  /// op named in details["op"] on the CPU); "" for none.
+  std::string check_where;
 };
 
 /// Limits of the streaming reader.

@@ -1,5 +1,6 @@
 #include "engine_api/python_engine.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,12 @@ namespace accel::engine {
 
 std::vector<std::string> python_engine_command(const std::string& python) {
   return {python, "-m", "accel_doctor.engine"};
+}
+
+std::string plugin_for_device(const std::string& device) {
+  std::string type = device.substr(0, device.find(':'));
+  for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type == "dml" || type == "directml" ? "torch_directml" : "";
 }
 
 std::string find_on_path(const std::string& name) {

@@ -35,5 +35,12 @@ std::string find_on_path(const std::string& name);
 /// the Python engine and its workers import first (--import MODULE),
 /// comma-separated (read by python/accel_doctor/_host.py).
 inline constexpr const char* kPythonImportEnv = "ACCEL_DOCTOR_IMPORT";
+/// The --device request, for the Python engine ("xpu": import Intel's
+/// extension when torch has no XPU support of its own).
+inline constexpr const char* kPythonDeviceEnv = "ACCEL_DOCTOR_DEVICE";
+
+/// The plugin module a --device request needs imported in the Python engine
+/// ("dml", "dml:1", "directml": torch_directml); "" for none.
+std::string plugin_for_device(const std::string& device);
 
 }  // namespace accel::engine

@@ -84,3 +84,35 @@ TEST(DeviceSelect, GpuRequestOnACpuOnlyTorchSaysTheBuildHasNoGpuSupport) {
     EXPECT_NE(std::string(e.what()).find("no cuda device is visible to torch"), std::string::npos);
   }
 }
+
+namespace {
+DeviceInfo plugin_dev(int index, const std::string& backend, double gib) {
+  DeviceInfo d;
+  d.index = index;
+  d.id = "privateuseone:" + std::to_string(index);
+  d.type = "privateuseone";
+  d.backend = backend;
+  d.name = backend + " device";
+  d.total_memory_bytes = static_cast<std::uint64_t>(gib * 1073741824.0);
+  return d;
+}
+}  // namespace
+
+TEST(DeviceSelect, DmlNamesTorchDirectmlsPrivateUse1Devices) {
+  const std::vector<DeviceInfo> devs{plugin_dev(0, "dml", 8), plugin_dev(1, "dml", 0.5)};
+  EXPECT_EQ(select_device("dml", devs).chosen, "privateuseone:0");
+  EXPECT_EQ(select_device("dml:1", devs).chosen, "privateuseone:1");
+  EXPECT_EQ(select_device("DirectML:1", devs).chosen, "privateuseone:1");
+  EXPECT_EQ(select_device("privateuseone:1", devs).chosen, "privateuseone:1");
+  EXPECT_EQ(select_device("auto", devs).chosen, "privateuseone:0");
+}
+
+TEST(DeviceSelect, DmlWithoutADirectmlDeviceSaysWhatToCheck) {
+  try {
+    select_device("dml", {plugin_dev(0, "testdev", 1)});
+    FAIL() << "no dml device, no error";
+  } catch (const DeviceSelectionError& e) {
+    EXPECT_NE(std::string(e.what()).find("no DirectML device is visible"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("torch_directml"), std::string::npos) << e.what();
+  }
+}

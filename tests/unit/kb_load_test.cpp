@@ -248,5 +248,19 @@ TEST(KbArch, NvidiaArchitectures) {
   EXPECT_EQ(repo_kb().sm_arch("sm_86")->min_cuda, "11.1");
 }
 
+TEST_F(KbTempDir, CheckWhereIsCheckedAndNeedsAnOpCapture) {
+  write("errors.json",
+        R"J({"errors": [{"id": "e", "patterns": ["x"], "check_where": "on_the_moon", "fix": "f"}]})J");
+  EXPECT_NE(load_error().find("e: check_where must be cpu_fallback"), std::string::npos) << load_error();
+  write(
+      "errors.json",
+      R"J({"errors": [{"id": "e", "patterns": ["fell back"], "check_where": "cpu_fallback", "fix": "f"}]})J");
+  EXPECT_NE(load_error().find("check_where needs an (?P<op>...) capture"), std::string::npos) << load_error();
+  write(
+      "errors.json",
+      R"J({"errors": [{"id": "e", "patterns": ["(?P<op>aten::\\w+) fell back"], "check_where": "cpu_fallback", "fix": "f"}]})J");
+  EXPECT_EQ(load_error(), "");
+}
+
 }  // namespace
 }  // namespace accel

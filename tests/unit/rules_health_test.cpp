@@ -80,6 +80,22 @@ TEST(RulesHealth, CpuFallbackWithItsCost) {
   EXPECT_TRUE(mentions(f, "PYTORCH_ENABLE_MPS_FALLBACK")) << f.fix;
 }
 
+TEST(RulesHealth, CpuFallbackAnnouncedByThePlugin) {
+  // Recorded: the test PrivateUse1 backend through the Python engine (torch 2.11, H200 machine).
+  const Report r = load_report("testdev-cpu-fallback.json");
+  const auto fs = run_rules(r);
+  const Finding& f = only(fs, "cpu_fallback");
+  EXPECT_TRUE(mentions(f, "6 operations silently fall back")) << f.title;
+  EXPECT_TRUE(mentions(f, "the backend announced these ops on the CPU: aten::mul.out, aten::exp.out, aten::tanh, "
+                          "aten::sum.IntList_out"))
+      << f.evidence;
+  EXPECT_TRUE(mentions(f, "µs on the CPU")) << f.evidence;
+  EXPECT_FALSE(mentions(f, "of copies")) << "announced fallbacks are timed by their ops, not copies: " << f.evidence;
+  EXPECT_FALSE(mentions(f, "DirectML")) << "the test backend is not DirectML: " << f.fix;
+  // The native ops count as device work in the verdict.
+  EXPECT_NE(verdict_line(r, fs).find("6/12 checks ran on the device"), std::string::npos) << verdict_line(r, fs);
+}
+
 TEST(RulesHealth, NoisyResultsOnTheLoadedCiMachine) {
   // Recorded while other builds ran on the same two cores.
   const Finding& f = only(run_rules(load_report("cpu-reference-blas.json")), "noisy_results");

@@ -401,6 +401,7 @@ std::string where_cell(const Result& r) {
   if (w == "cpu_fallback") return "FALLBACK";
   if (w == "no_device_work") return "no-work";
   if (w == "profiler_blind") return "blind";
+  if (w == "backend_kernels") return "device";
   if (w == "host") return "host";
   return "?";
 }
@@ -442,6 +443,25 @@ std::string colorize_status(Status status, const std::string& text, const Consol
   if (!style.color) return text;
   return std::string(ansi_for(status)) + text + "\033[0m";
 }
+
+namespace {
+/// A line under a table whose device times were taken without device
+/// events or a stream synchronisation (a plugin device): how they were
+/// timed and what that means for the figures. "" otherwise.
+std::string timing_method_note(const std::vector<Result>& results) {
+  std::string devices;
+  for (const auto& r : results) {
+    if (!r.timing || r.timing->method != "host_clock_scalar_copy") continue;
+    if (devices.find(r.device) == std::string::npos) devices += (devices.empty() ? "" : ", ") + r.device;
+  }
+  if (devices.empty()) return "";
+  return fmt::format(
+      "device times on {}: host clock around a synchronising scalar copy (the backend has no timing events "
+      "and no stream synchronisation), so each figure includes the launch overhead and one small copy per "
+      "sample\n",
+      devices);
+}
+}  // namespace
 
 std::string render_checks_table(const std::vector<Result>& results, const ConsoleStyle& style) {
   // Keep the catalog order of categories as they first appear.
@@ -494,7 +514,7 @@ std::string render_checks_table(const std::vector<Result>& results, const Consol
              {note, Cell::Look::dim}});
     }
   }
-  return t.str();
+  return t.str() + timing_method_note(results);
 }
 
 std::string render_bench_table(const std::vector<Result>& results, const ConsoleStyle& style) {
@@ -882,9 +902,10 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
     const bool problem = (r.status != Status::ok && r.status != Status::skipped) || fallback;
     if (!problem && r.warnings.empty()) continue;
     if (grouped(r)) continue;
-    out +=
-        fmt::format("{} {} [{}] on {}: {}\n", colorize_status(r.status, "●", style), bold(r.key, style),
-                    to_string(r.status), r.device, r.reason.empty() && r.error ? r.error->message : r.reason);
+    const std::string message = r.reason.empty() && r.error ? r.error->message : r.reason;
+    out += fmt::format("{} {} [{}] on {}{}\n", colorize_status(r.status, "●", style), bold(r.key, style),
+                       fallback && r.status == Status::ok ? "cpu_fallback" : to_string(r.status), r.device,
+                       message.empty() ? "" : ": " + message);
     if (r.error) {
       if (!r.reason.empty() && r.reason != r.error->message)
         out += fmt::format("    message: {}\n", r.error->message);
@@ -990,6 +1011,16 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
     line(out, no_engine->first == "engine" ? "not asked" : "unknown", first_line(no_engine->second));
   } else {
     line(out, "version", t.version + (t.source.empty() ? "" : "  (" + t.source + ")"));
+    if (t.host.kind == EngineHostKind::python) {
+      line(out, "engine",
+           fmt::format("the Python package in {} (Python {}, torch {})", t.host.python_executable,
+                       t.host.python_version, t.host.torch_python_version));
+      for (const auto& p : t.host.plugins) {
+        line(out, "plugin",
+             p.error.empty() ? p.module + (p.version.empty() ? "" : " " + p.version)
+                             : p.module + ": not imported: " + p.error);
+      }
+    }
     line(out, "backend", t.backend);
     if (!t.cuda_version.empty()) line(out, "CUDA runtime", t.cuda_version);
     if (!t.cudnn_version.empty()) line(out, "cuDNN", t.cudnn_version);
@@ -1041,7 +1072,16 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
     if (dev.multiprocessors)
       s += fmt::format("  {} {}", *dev.multiprocessors, dev.vendor == "amd" ? "CUs" : "SMs");
     if (dev.integrated) s += *dev.integrated ? "  integrated" : "  discrete";
-    if (dev.arch_in_build) {
+    if (!dev.plugin.empty() || !dev.backend.empty()) {
+      // A plugin's device: who drives it, and the Windows adapter it is.
+      s += "  " + (dev.plugin.empty() ? "backend " + dev.backend : "plugin " + dev.plugin);
+      if (!dev.luid.empty()) {
+        s += fmt::format("  DXGI adapter {} (LUID {}, by {})", dev.dxgi_index.value_or(-1), dev.luid,
+                         dev.adapter_join);
+      } else if (const auto it = dev.not_collected.find("adapter"); it != dev.not_collected.end()) {
+        s += "  adapter: " + it->second;
+      }
+    } else if (dev.arch_in_build) {
       s += *dev.arch_in_build ? "  arch in build" : "  ARCH NOT IN BUILD";
     } else {
       s += "  arch in build: " + or_missing("", dev.not_collected, "arch_in_build");

@@ -46,6 +46,7 @@ std::string where_text(const Result& r) {
   if (w == "cpu_fallback") return "CPU fallback";
   if (w == "no_device_work") return "no device work";
   if (w == "profiler_blind") return "profiler blind";
+  if (w == "backend_kernels") return "on the device (backend's account)";
   return w;
 }
 

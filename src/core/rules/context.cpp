@@ -39,7 +39,10 @@ Platform detect_platform(const Environment& env) {
     const std::string t = lower(d.type);
     if (t == "mps") p.backend = "mps";
     if (t == "xpu") p.backend = "xpu";
-    if (t == "privateuseone" || t == "dml" || t == "directml") p.backend = "directml";
+    if (t == "dml" || t == "directml") p.backend = "directml";
+    // A PrivateUse1 device is torch-directml's unless its plugin says otherwise (backend "testdev", ...).
+    if (t == "privateuseone")
+      p.backend = d.backend.empty() || d.backend == "dml" ? "directml" : lower(d.backend);
     if (t == "hip") p.backend = "rocm";
   }
   if (p.backend.empty()) p.backend = "cpu";

@@ -199,7 +199,7 @@ std::string checks_phrase(const Ctx& c) {
     ++total;
     ok += r.status == Status::ok;
     if (r.profile && (r.profile->where == "device_kernels" || r.profile->where == "no_device_work" ||
-                      r.profile->where == "cpu_fallback")) {
+                      r.profile->where == "backend_kernels" || r.profile->where == "cpu_fallback")) {
       ++profiled;
       // Views and metadata ops do no device work, and need none.
       on_device += r.profile->where != "cpu_fallback" && r.status == Status::ok;

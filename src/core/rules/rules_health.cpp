@@ -230,14 +230,21 @@ void rule_off_device(const Ctx& c, std::vector<Finding>& out) {
 }
 
 void rule_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
-  std::vector<std::string> keys;
+  std::vector<std::string> keys, announced;
   double cost = 0, device_time = 0;
   int h2d = 0, d2h = 0;
   for (const auto& r : c.report.results) {
     if (!r.profile || r.profile->where != "cpu_fallback") continue;
     std::string k = r.key;
+    // Announced by the backend (torch-directml's warning): the ops' own time;
+    // else seen by the profiler: the copies' time.
+    const bool by_announcement = !r.profile->fallback_ops.empty();
+    for (const auto& op : r.profile->fallback_ops) {
+      if (std::find(announced.begin(), announced.end(), op.op) == announced.end()) announced.push_back(op.op);
+    }
     if (r.profile->fallback_cost_us > 0)
-      k += fmt::format(" ({} of copies)", rate(r.profile->fallback_cost_us, "µs"));
+      k += fmt::format(" ({} {})", rate(r.profile->fallback_cost_us, "µs"),
+                       by_announcement ? "on the CPU" : "of copies");
     keys.push_back(k);
     cost += r.profile->fallback_cost_us;
     h2d += r.profile->h2d_count;
@@ -245,12 +252,15 @@ void rule_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
     if (r.timing) device_time += r.timing->median_us;
   }
   if (keys.empty()) return;
-  std::string evidence = fmt::format(
-      "{} {} ran on the CPU with device inputs: {}; {} host-to-device and {} "
-      "device-to-host copies",
-      keys.size(), keys.size() == 1 ? "operation" : "operations", list_some(keys, 6), h2d, d2h);
+  std::string evidence = fmt::format("{} {} ran on the CPU with device inputs: {}", keys.size(),
+                                     keys.size() == 1 ? "operation" : "operations", list_some(keys, 6));
+  if (!announced.empty()) {
+    evidence += fmt::format("; the backend announced these ops on the CPU: {}", list_some(announced, 8));
+  }
+  if (h2d + d2h > 0) evidence += fmt::format("; {} host-to-device and {} device-to-host copies", h2d, d2h);
   if (cost > 0) {
-    evidence += fmt::format(", {} of copy time per call", rate(cost, "µs"));
+    evidence +=
+        fmt::format(", {} of {} time per call", rate(cost, "µs"), announced.empty() ? "copy" : "fallback");
     if (device_time > 0)
       evidence += fmt::format(" ({} of their total time)", pct(100 * std::min(1.0, cost / device_time)));
   }

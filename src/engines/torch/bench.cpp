@@ -51,7 +51,7 @@ double gbps(double bytes, double us) { return us > 0 ? bytes / (us * 1e-6) / 1e9
 /// of (H200: 60 MB L2; server CPUs: up to ~256 MB L3 at 256 MiB is the floor).
 double buffer_bytes(const BenchCtx& ctx) {
   if (ctx.device.is_cpu()) return ctx.quick ? 128 * kMiB : 256 * kMiB;
-  if (const auto* b = accelerator_backend()) {
+  if (const auto* b = accelerator_backend(ctx.device)) {
     const auto info = b->describe(ctx.device.index());
     if (info.total_memory_bytes && *info.total_memory_bytes >= 16 * kGiB) return kGiB;
   }
@@ -83,7 +83,7 @@ void run_gemm(Result& r, const BenchCtx& ctx, const std::string& dtype, bool tf3
   const auto opts = at::TensorOptions().device(ctx.device);
   if (tf32) {
     bool ampere_or_newer = false;
-    if (const auto* b = accelerator_backend(); b && ctx.device.is_cuda()) {
+    if (const auto* b = accelerator_backend(ctx.device); b && ctx.device.is_cuda()) {
       const auto info = b->describe(ctx.device.index());
       int major = 0;
       if (std::sscanf(info.arch.c_str(), "sm_%1d", &major) == 1) ampere_or_newer = major >= 8;

@@ -3,6 +3,7 @@
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,45 @@ TorchInfo collect_torch_info() {
   return t;
 }
 
+namespace {
+/// Devices of the generic device types a plugin or torch's own XPU support
+/// registers at run time (a DeviceGuardImpl for the type): XPU (torch >= 2.4
+/// or Intel's extension) and PrivateUse1 (torch-directml, any out-of-tree
+/// backend). The count comes from the device guard; the names and the rest
+/// from the Python host's description (host.hpp), else a placeholder.
+void add_generic_devices(std::vector<DeviceInfo>& out) {
+  const auto* own = accelerator_backend();
+  for (const c10::DeviceType type : {c10::DeviceType::XPU, c10::DeviceType::PrivateUse1}) {
+    if (own && own->device_type() == type) continue;
+    int n = 0;
+    try {
+      if (!c10::impl::hasDeviceGuardImpl(type)) continue;
+      n = c10::impl::getDeviceGuardImpl(type)->deviceCount();
+    } catch (const std::exception&) {
+      continue;  // a plugin whose guard cannot count: no devices to offer
+    }
+    for (int i = 0; i < n; ++i) {
+      const c10::Device dev(type, static_cast<c10::DeviceIndex>(i));
+      const std::string id = device_string(dev);
+      if (const DeviceInfo* described = plugin_device(id)) {
+        out.push_back(*described);
+        continue;
+      }
+      DeviceInfo d;
+      d.id = id;
+      d.index = i;
+      d.type = type == c10::DeviceType::XPU ? "xpu" : "privateuseone";
+      d.backend = d.type;
+      d.name = fmt::format("{} device {}", d.type, i);
+      d.not_collected["name"] =
+          "the backend's Python module describes its devices; this engine has none (use the Python engine: "
+          "--python PATH)";
+      out.push_back(std::move(d));
+    }
+  }
+}
+}  // namespace
+
 std::vector<DeviceInfo> list_torch_devices(const TorchInfo& torch) {
   std::vector<DeviceInfo> out;
   if (const auto* b = accelerator_backend()) {
@@ -85,6 +125,7 @@ std::vector<DeviceInfo> list_torch_devices(const TorchInfo& torch) {
       out.push_back(std::move(d));
     }
   }
+  add_generic_devices(out);
   if (at::hasMPS()) {
     DeviceInfo d;
     d.id = "mps:0";

@@ -13,6 +13,7 @@
 
 #include "core/machine_context.hpp"
 #include "engines/torch/checks/run_check.hpp"
+#include "engines/torch/host.hpp"
 #include "engines/torch/profiler.hpp"
 #include "engines/torch/suites.hpp"
 #include "platform/process.hpp"
@@ -130,6 +131,10 @@ class OpsSuite final : public WorkerSuite {
     ctx_.profile = job.value("profile", true);
     ctx_.implementations = implementations();
     ctx_.trace_dir = trace_parts_dir(job.value("trace_path", ""));
+    if (const DeviceInfo* d = plugin_device(device_string(ctx_.device))) {
+      ctx_.announces_cpu_fallback = d->announces_cpu_fallback.value_or(false);
+      ctx_.plugin = d->plugin;
+    }
   }
 
   json prepare() override {

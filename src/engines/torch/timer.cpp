@@ -27,6 +27,13 @@ double sample_host(const c10::Device& device, const std::function<void()>& fn, i
   return us_since(t0) / inner;
 }
 
+/// Timing::method: device events, or the host clock around a stream
+/// synchronisation or a synchronising scalar copy (sync_method()).
+std::string timing_method(const c10::Device& device, bool events) {
+  if (events) return "device_events";
+  return sync_method(device) == SyncMethod::scalar_copy ? "host_clock_scalar_copy" : "host_clock";
+}
+
 #if ACCEL_TORCH_AT_LEAST(2, 5)
 double sample_events(const c10::Device& device, const std::function<void()>& fn, int inner) {
   const auto* impl = c10::impl::getDeviceGuardImpl(device.type());
@@ -156,8 +163,8 @@ Timing time_op(const c10::Device& device, const std::function<void()>& fn, const
       break;
     }
   }
-  Timing t = make_timing(std::move(samples), 1 + warmup_calls, inner, events ? "device_events" : "host_clock",
-                         exhausted);
+  Timing t =
+      make_timing(std::move(samples), 1 + warmup_calls, inner, timing_method(device, events), exhausted);
   t.burst_us = fastest_chunk;
   return t;
 }

@@ -13,7 +13,9 @@
 //     `min_samples`), or `max_samples`, or the `budget_ms` is spent.
 // On devices with timing events (CUDA/HIP/XPU, torch >= 2.5) a sample is the
 // time between two events on the current stream; elsewhere the host clock is
-// read after a device synchronisation on both sides.
+// read after a device synchronisation on both sides (a stream
+// synchronisation, or on plugin devices without one a synchronising scalar
+// copy: Timing::method "host_clock_scalar_copy", torch_util.hpp).
 #pragma once
 
 #include <functional>

@@ -4,7 +4,9 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
+#include <utility>
 
 namespace accel::engine {
 
@@ -61,10 +63,66 @@ void initialise_device(const c10::Device& d) {
   synchronize(d);
 }
 
+std::string to_string(SyncMethod m) {
+  switch (m) {
+    case SyncMethod::none:
+      return "none";
+    case SyncMethod::stream:
+      return "stream";
+    case SyncMethod::scalar_copy:
+      return "scalar_copy";
+  }
+  return "none";
+}
+
+namespace {
+/// Per device type: 0 not yet known, else SyncMethod + 1.
+std::atomic<int> g_sync_method[c10::COMPILE_TIME_MAX_DEVICE_TYPES];
+
+std::atomic<int>& sync_slot(const c10::Device& d) { return g_sync_method[static_cast<int>(d.type())]; }
+
+void scalar_copy_sync(const c10::Device& d) {
+  // One cached element per device and thread: the copy itself allocates
+  // nothing on the device, so it queues only the copy.
+  thread_local std::vector<std::pair<c10::Device, at::Tensor>> probes;
+  auto it = std::find_if(probes.begin(), probes.end(), [&](const auto& p) { return p.first == d; });
+  if (it == probes.end()) {
+    probes.emplace_back(d, at::zeros({1}, at::TensorOptions().device(at::kCPU)).to(d));
+    it = probes.end() - 1;
+  }
+  (void)it->second.to(at::kCPU);
+}
+
+bool says_unsupported(const c10::Error& e) {
+  const std::string what = e.what_without_backtrace();
+  return what.find("support") != std::string::npos && what.find("synchroniz") != std::string::npos;
+}
+}  // namespace
+
 void synchronize(const c10::Device& d) {
   if (d.is_cpu()) return;
+  auto& slot = sync_slot(d);
+  const int known = slot.load(std::memory_order_relaxed);
+  if (known == static_cast<int>(SyncMethod::scalar_copy) + 1) {
+    scalar_copy_sync(d);
+    return;
+  }
   const auto* impl = c10::impl::getDeviceGuardImpl(d.type());
-  impl->getStream(d).synchronize();
+  try {
+    impl->getStream(d).synchronize();
+    slot.store(static_cast<int>(SyncMethod::stream) + 1, std::memory_order_relaxed);
+  } catch (const c10::Error& e) {
+    if (known != 0 || !says_unsupported(e)) throw;
+    slot.store(static_cast<int>(SyncMethod::scalar_copy) + 1, std::memory_order_relaxed);
+    scalar_copy_sync(d);
+  }
+}
+
+SyncMethod sync_method(const c10::Device& d) {
+  if (d.is_cpu()) return SyncMethod::none;
+  if (sync_slot(d).load(std::memory_order_relaxed) == 0) synchronize(d);
+  const int known = sync_slot(d).load(std::memory_order_relaxed);
+  return known ? static_cast<SyncMethod>(known - 1) : SyncMethod::stream;
 }
 
 bool has_timing_events(const c10::Device& d) {
@@ -132,6 +190,18 @@ WarningCapture::~WarningCapture() {
 }
 
 const std::vector<std::string>& WarningCapture::messages() const { return handler_->messages; }
+
+#if TORCH_VERSION_MAJOR >= 2
+WarnAlwaysGuard::WarnAlwaysGuard() : previous_(c10::WarningUtils::get_warnAlways()) {
+  c10::WarningUtils::set_warnAlways(true);
+}
+WarnAlwaysGuard::~WarnAlwaysGuard() { c10::WarningUtils::set_warnAlways(previous_); }
+#else
+WarnAlwaysGuard::WarnAlwaysGuard() : previous_(c10::Warning::get_warnAlways()) {
+  c10::Warning::set_warnAlways(true);
+}
+WarnAlwaysGuard::~WarnAlwaysGuard() { c10::Warning::set_warnAlways(previous_); }
+#endif
 
 std::string select_sdpa_backend(const std::string& backend) {
   if (backend != "auto" && backend != "flash" && backend != "efficient" && backend != "cudnn" &&

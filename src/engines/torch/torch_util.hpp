@@ -26,9 +26,26 @@ bool is_floating(at::ScalarType t);
 c10::Device parse_device(const std::string& text);
 std::string device_string(const c10::Device& d);
 
+/// How the host waits for the work queued on a device (synchronize()).
+enum class SyncMethod {
+  none,         ///< the CPU: nothing is queued
+  stream,       ///< the backend's stream synchronisation (CUDA, ROCm, XPU, MPS)
+  scalar_copy,  ///< a one-element device tensor copied to the host: for backends without
+                ///< stream synchronisation (torch-directml and other PrivateUse1 plugins)
+};
+std::string to_string(SyncMethod m);
+
 /// Waits until all work queued on the device's current stream has finished.
-/// A no-op on the CPU. Device-generic: uses the backend's DeviceGuardImpl.
+/// A no-op on the CPU. Device-generic: the backend's DeviceGuardImpl stream
+/// synchronisation; a backend without one (its guard throws "doesn't support
+/// synchronizing streams") is synchronised from then on by copying a cached
+/// one-element tensor of that device to the host, which returns when the
+/// work queued before it has run on an in-order queue (torch-directml's
+/// model; not verified on a real DirectML device). Throws what the backend throws.
 void synchronize(const c10::Device& d);
+/// The method synchronize() uses for `d` (tries a stream synchronisation the
+/// first time for a device type).
+SyncMethod sync_method(const c10::Device& d);
 /// Creates the device's context (a one-element allocation and a
 /// synchronisation) so that the first measured item does not pay for it.
 /// Nothing on the CPU.
@@ -49,6 +66,21 @@ std::string strip_backtrace(const std::string& what);
 std::string select_sdpa_backend(const std::string& backend);
 /// The message of any exception torch may throw, without backtrace.
 std::string exception_message(const std::exception& e);
+
+/// Makes TORCH_WARN_ONCE warn every time while alive (torch.set_warn_always):
+/// a plugin that announces its CPU fallbacks once per process (as torch's MPS
+/// fallback does) then announces them in every check. Restores the previous
+/// setting on destruction. Not thread-local (torch's flag is process-wide).
+class WarnAlwaysGuard {
+ public:
+  WarnAlwaysGuard();
+  ~WarnAlwaysGuard();
+  WarnAlwaysGuard(const WarnAlwaysGuard&) = delete;
+  WarnAlwaysGuard& operator=(const WarnAlwaysGuard&) = delete;
+
+ private:
+  bool previous_;
+};
 
 /// Collects TORCH_WARN messages raised on this thread while alive, and restores
 /// the previous handler on destruction. Works with torch 1.x and 2.x APIs.

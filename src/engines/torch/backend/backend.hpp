@@ -56,5 +56,10 @@ class AcceleratorBackend {
 
 /// The accelerator backend of this build, or nullptr for a CPU-only torch.
 const AcceleratorBackend* accelerator_backend();
+/// The backend that drives `device`: this build's, when the device is of its
+/// type (cuda:N on a CUDA or ROCm build); nullptr for the CPU and for the
+/// devices of other types (a plugin's privateuseone:N, xpu:N), which get no
+/// memory statistics and no graphs.
+const AcceleratorBackend* accelerator_backend(const c10::Device& device);
 
 }  // namespace accel::engine

@@ -14,4 +14,9 @@ const AcceleratorBackend* accelerator_backend() {
 #endif
 }
 
+const AcceleratorBackend* accelerator_backend(const c10::Device& device) {
+  const AcceleratorBackend* b = accelerator_backend();
+  return b && device.type() == b->device_type() ? b : nullptr;
+}
+
 }  // namespace accel::engine

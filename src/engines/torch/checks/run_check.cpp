@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/accumulation.hpp"
+#include "core/fallback.hpp"
 #include "engines/torch/profiler.hpp"
 #include "engines/torch/timer.hpp"
 
@@ -170,22 +171,33 @@ std::string compare(const at::Tensor& out, const at::Tensor& ref, Verify verify,
   return acc.rel_error <= tol ? "" : acc.detail;
 }
 
+struct Profiled {
+  ProfileEvidence evidence;
+  std::vector<TraceEvent> events;  ///< empty when no capture was possible
+  bool captured = false;
+};
+
 /// One more call under the profiler: where did the work run?
-ProfileEvidence profile_check(const CheckDef& def, const Tensors& dev_in, const OpEnv& env,
-                              const RunContext& ctx, const std::string& key) {
+Profiled profile_check(const CheckDef& def, const Tensors& dev_in, const OpEnv& env, const RunContext& ctx,
+                       const std::string& key) {
   ClassifyOptions co;
   co.target_is_host = ctx.device.is_cpu();
   co.profiler_sees_device = ctx.profiler_blind.empty();
   co.transfer_check = def.transfer;
-  const Capture cap = profile_call(
-      ctx.device, [&] { (void)def.op(dev_in, env); }, !ctx.trace_dir.empty());
-  if (!cap.unavailable.empty()) {
-    ProfileEvidence p;
-    p.where = "unavailable";
-    p.detail = cap.unavailable;
-    return p;
+  Capture cap;
+  {
+    WarnAlwaysGuard always;  // a fallback announced once per process is announced again here
+    cap = profile_call(
+        ctx.device, [&] { (void)def.op(dev_in, env); }, !ctx.trace_dir.empty());
   }
-  ProfileEvidence p = classify_events(cap.events, co, ctx.implementations);
+  Profiled out;
+  if (!cap.unavailable.empty()) {
+    out.evidence.where = "unavailable";
+    out.evidence.detail = cap.unavailable;
+    return out;
+  }
+  ProfileEvidence& p = out.evidence;
+  p = classify_events(cap.events, co, ctx.implementations);
   if (!co.profiler_sees_device) p.detail += " (" + ctx.profiler_blind + ")";
   if (!ctx.trace_dir.empty() && !cap.trace_json.empty()) {
     std::string file = key;
@@ -194,7 +206,33 @@ ProfileEvidence profile_check(const CheckDef& def, const Tensors& dev_in, const 
     }
     std::ofstream(ctx.trace_dir + "/" + file + ".json") << cap.trace_json;
   }
-  return p;
+  out.events = std::move(cap.events);
+  out.captured = true;
+  return out;
+}
+
+/// The CPU fallbacks the backend announced in the check's warnings (kb
+/// entries with check_where cpu_fallback), timed in the profiled call; or,
+/// on a backend that announces every fallback and announced none, device
+/// work by its own account (core/fallback.hpp).
+void apply_fallback_evidence(Result& r, const RunContext& ctx, const Profiled* profiled) {
+  if (ctx.device.is_cpu() || !ctx.kb) return;
+  const auto announced = announced_fallbacks(r.warnings, *ctx.kb, ctx.machine);
+  if (!announced.empty()) {
+    if (!r.profile) r.profile = ProfileEvidence{};
+    if (profiled && profiled->captured) {
+      const FallbackTimes times = time_fallbacks(profiled->events, announced);
+      mark_announced_fallback(*r.profile, announced, &times, "");
+    } else {
+      mark_announced_fallback(*r.profile, announced, nullptr,
+                              profiled ? r.profile->detail : "the profiler is off (--no-profile)");
+    }
+    return;
+  }
+  if (ctx.announces_cpu_fallback && r.status == Status::ok && r.profile &&
+      r.profile->where == "profiler_blind") {
+    mark_backend_kernels(*r.profile, device_string(ctx.device), ctx.plugin);
+  }
 }
 
 }  // namespace
@@ -245,9 +283,14 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
     synchronize(ctx.device);
     phase_done("inputs");
 
-    // First call: does it run, and where does the output live?
-    at::Tensor out = def.op(dev_in, env);
-    synchronize(ctx.device);
+    // First call: does it run, and where does the output live? (Warn-always:
+    // a fallback the backend announces once per process is announced here.)
+    at::Tensor out;
+    {
+      WarnAlwaysGuard always;
+      out = def.op(dev_in, env);
+      synchronize(ctx.device);
+    }
     phase_done("first_call");
     const bool expect_host = def.output_on_host;
     const c10::Device expected = expect_host ? c10::Device(c10::kCPU) : ctx.device;
@@ -325,11 +368,15 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
       }
       phase_done("cpu_timing");
     }
+    std::optional<Profiled> profiled;
     if (ctx.profile) {
-      r.profile = profile_check(def, dev_in, env, ctx, r.key);
+      profiled = profile_check(def, dev_in, env, ctx, r.key);
+      r.profile = profiled->evidence;
       phase_done("profile");
     }
     if (r.status == Status::skipped) r.status = Status::ok;
+    r.warnings = warnings.messages();
+    apply_fallback_evidence(r, ctx, profiled ? &*profiled : nullptr);
   } catch (const std::exception& e) {
     ErrorInfo err;
     const std::string msg = exception_message(e);

@@ -164,7 +164,7 @@ class LlmSuite final : public WorkerSuite {
       // The ceilings this row is drawn against are bench rows measured
       // before the suite (run_llm), in their own process, so their buffers
       // never count in the row's peak memory.
-      const auto* backend = dev.is_cpu() ? nullptr : accelerator_backend();
+      const auto* backend = accelerator_backend(dev);
       if (backend) backend->reset_peak_memory(dev.index());
       if (item.what == "correctness") {
         correctness(r, *m.model, dev);
@@ -190,7 +190,7 @@ class LlmSuite final : public WorkerSuite {
       r.error = ErrorInfo{r.reason, "", "", "", ""};
       r.timing.reset();
       if (!dev.is_cpu()) {
-        if (const auto* b = accelerator_backend()) b->empty_cache();
+        if (const auto* b = accelerator_backend(dev)) b->empty_cache();
       }
     }
     r.warnings = warnings.messages();
@@ -426,7 +426,7 @@ class LlmSuite final : public WorkerSuite {
   }
 
   void graph_decode(Result& r, const llm::Model& m, const c10::Device& dev, const Item& item) {
-    const auto* backend = accelerator_backend();
+    const auto* backend = accelerator_backend(dev);
     auto graph = backend ? backend->make_graph(dev.index()) : nullptr;
     if (!graph) {
       r.status = Status::unavailable;

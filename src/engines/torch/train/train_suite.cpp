@@ -195,7 +195,7 @@ class TrainSuite final : public WorkerSuite {
 
   static void release_memory(const c10::Device& dev) {
     if (dev.is_cpu()) return;
-    if (const auto* b = accelerator_backend()) b->empty_cache();
+    if (const auto* b = accelerator_backend(dev)) b->empty_cache();
   }
 
   /// Distinct host batches of `batch` samples, pinned for a device target,
@@ -225,12 +225,12 @@ class TrainSuite final : public WorkerSuite {
 
   void reset_peak(const c10::Device& dev) const {
     if (dev.is_cpu()) return;
-    if (const auto* b = accelerator_backend()) b->reset_peak_memory(dev.index());
+    if (const auto* b = accelerator_backend(dev)) b->reset_peak_memory(dev.index());
   }
 
   std::optional<double> peak_bytes(const c10::Device& dev) const {
     if (dev.is_cpu()) return std::nullopt;
-    if (const auto* b = accelerator_backend()) {
+    if (const auto* b = accelerator_backend(dev)) {
       if (auto mem = b->memory(dev.index())) return static_cast<double>(mem->peak_allocated_bytes);
     }
     return std::nullopt;
@@ -505,7 +505,7 @@ class TrainSuite final : public WorkerSuite {
         r.evidence["oom_message"] = msg;
         json released = {{"empty_cache", !dev.is_cpu()}};
         if (!dev.is_cpu()) {
-          if (const auto* backend = accelerator_backend()) {
+          if (const auto* backend = accelerator_backend(dev)) {
             if (auto mem = backend->memory(dev.index())) {
               released["allocated_bytes_after"] = mem->allocated_bytes;
               released["reserved_bytes_after"] = mem->reserved_bytes;

@@ -232,7 +232,7 @@ at::Tensor Trainer::step(const HostBatch& batch) {
   for (auto& p : params) p.mutable_grad().reset();  // zero_grad(set_to_none=True)
 
   if (limit > 0 && !device_.is_cpu()) {
-    if (const auto* backend = accelerator_backend()) {
+    if (const auto* backend = accelerator_backend(device_)) {
       if (auto mem = backend->memory(device_.index()); mem && mem->peak_allocated_bytes > limit) {
         throw_injected_oom(static_cast<double>(mem->peak_allocated_bytes), limit, "a measured peak of");
       }
