@@ -19,7 +19,7 @@ cd "$ROOT"
 SECS="${1:-20}"
 BUILD="${FUZZ_BUILD:-build-fuzz}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
-TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files}"
+TARGETS="${FUZZ_TARGETS:-explain report safetensors idx worker_event host_parse torch_text kb_files ort_profile}"
 SHARED_ERRORS="$ROOT/../shared/fixtures/errors"
 start=$(date +%s)
 
@@ -67,6 +67,7 @@ seeds_of() {
     host_parse) find tests/fixtures/sysfs -type f \( -name cpuinfo -o -name meminfo -o -name os-release -o -name properties -o -name uevent \) | head -40 ;;
     torch_text) find tests/fixtures/torch_config tests/fixtures/traces -maxdepth 1 -type f -size -512k ;;
     kb_files) find kb -name '*.json' ;;
+    ort_profile) find tests/fixtures/ort_profiles -name '*.json' ;;
   esac
   [ -d "tests/fuzz/seeds/$1" ] && find "tests/fuzz/seeds/$1" -type f
   [ -d "tests/fuzz/crashes/$1" ] && find "tests/fuzz/crashes/$1" -type f

@@ -110,6 +110,8 @@ std::vector<RuleEntry> health_rules();  ///< rules_health.cpp: errors, fallbacks
 std::vector<RuleEntry> vulkan_rules();  ///< rules_vulkan.cpp: the framework against the Vulkan ceiling
 std::vector<RuleEntry>
 windows_rules();  ///< rules_windows.cpp: environment.windows (adapters, power, security)
+std::vector<RuleEntry>
+onnxruntime_rules();  ///< rules_onnxruntime.cpp: the `ort` rows and environment.onnxruntime
 /// True for the Power saver plan's GUID (GUID_MAX_POWER_SAVINGS).
 bool is_power_saver_plan(const std::string& guid);
 /// Every rule, in evaluation order.
