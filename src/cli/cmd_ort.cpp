@@ -96,6 +96,7 @@ int cmd_ort(App& app, const OrtArgs& args) {
     }
     return kExitHealthy;
   }
+  report.context.environment = env;  // the JSON Lines context line, written with the first row
   app.status("ONNX Runtime: looking for the runtime ...");
   ort::EngineRun run = ort::run_engine(o);
   app.clear_status();

@@ -116,9 +116,27 @@ run auto "0 1" ort --quick --no-workloads --onnxruntime "$LIB" --filter ort/lina
 has auto "measuring on cpu" "$OUT"
 has auto "cuda:0 (CUDAExecutionProvider) could not create a session" "$OUT"
 
-# 6. The saved report renders and diagnoses like any other.
+# 6. The default run without a torch engine (the front end moved away from it):
+# ONNX Runtime is found, has no usable GPU provider, and one line says so.
+mkdir -p "$SCRATCH/alone"
+cp "$BIN" "$SCRATCH/alone/accel-doctor"
+cp -r "$(dirname "$BIN")/kb" "$SCRATCH/alone/"
+BIN_SAVED=$BIN; BIN="$SCRATCH/alone/accel-doctor"
+run doctor "0 1" --onnxruntime "$LIB" --json "$SCRATCH/doctor.json"
+BIN=$BIN_SAVED
+has doctor "ONNX Runtime 1.30.0: no GPU provider could create a session" "$OUT"
+has doctor "not measured" "$OUT"
+if python3 - "$SCRATCH/doctor.json" <<'PY'; then pass "doctor.json: environment.onnxruntime, no ORT rows"; else fail "doctor.json"; fi
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["context"]["environment"]["onnxruntime"]["version"] == "1.30.0"
+assert not [x for x in r["results"] if x["key"].startswith(("ort/", "bench/ort-"))]
+PY
+
+# 7. The saved report renders and diagnoses like any other.
 run report_md 0 report --from "$SCRATCH/cpu.json" --format md
-has report_md "ort-linalg" "$OUT"
+has report_md "### ONNX Runtime" "$OUT"
+has report_md "CPUExecutionProvider" "$OUT"
 run diagnose "0 1" diagnose --from "$SCRATCH/cpu.json"
 lacks diagnose "internal error" "$ERR"
 

@@ -164,7 +164,14 @@ TEST(OrtEngine, AProviderListedButNotShippedIsRefusedWithTheRuntimesWords) {
   const EngineRun automatic = run_engine(o);
   EXPECT_EQ(automatic.setup_error, "");
   EXPECT_EQ(automatic.info.device, "cpu");
-  EXPECT_NE(automatic.info.device_reason.find("cuda:0"), std::string::npos) << automatic.info.device_reason;
+  EXPECT_EQ(automatic.info.device_reason, "no GPU provider could create a session (see the warnings)");
+  ASSERT_FALSE(automatic.info.warnings.empty());
+  EXPECT_EQ(
+      automatic.info.warnings[0].rfind("cuda:0 (CUDAExecutionProvider) could not create a session: ", 0), 0u)
+      << automatic.info.warnings[0];
+  // The runtime's words without its source location, with the kb's cause.
+  EXPECT_EQ(automatic.info.warnings[0].find("[ONNXRuntimeError]"), std::string::npos)
+      << automatic.info.warnings[0];
   o.device = "dml:1";
   EXPECT_EQ(run_engine(o).setup_error.find("--device dml:1: this ONNX Runtime has no DmlExecutionProvider"),
             0u);

@@ -76,7 +76,8 @@ TEST(OrtCatalog, RowsAreCompleteAndGraphsWellFormed) {
     ASSERT_FALSE(def.dtypes.empty()) << def.name;
     for (DType t : def.dtypes) {
       EXPECT_TRUE(keys.insert(check_key(def, t)).second) << check_key(def, t) << " twice";
-      for (bool quick : {true, false}) {
+      // --quick sizes (the full ones draw millions of weights: the H200 run covers them).
+      for (bool quick : {true}) {
         for (DType graph : {t, DType::fp64}) {
           Build b(t, graph, quick, 42);
           def.build(b);

@@ -1,4 +1,5 @@
 #include "core/report/console.hpp"
+#include "core/report/onnxruntime_env.hpp"
 #include "core/report/windows_env.hpp"
 
 #include <algorithm>
@@ -1072,6 +1073,13 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
     std::string group;
     for (const auto& r : windows_env_rows(*env.windows)) {
       if (r.group != group) out += bold("Windows: " + (group = r.group), style) + "\n";
+      line(out, r.label, r.value);
+    }
+  }
+  if (env.onnxruntime) {
+    std::string group;
+    for (const auto& r : onnxruntime_env_rows(*env.onnxruntime)) {
+      if (r.group != group) out += bold("ONNX Runtime: " + (group = r.group), style) + "\n";
       line(out, r.label, r.value);
     }
   }

@@ -171,8 +171,7 @@ void rule_ort_dtype_unsupported(const Ctx& c, std::vector<Finding>& out) {
         fmt::format("{} has no fp16 kernel for {} op{} that it runs in fp32", provider, dtype_keys.size(),
                     dtype_keys.size() == 1 ? "" : "s"),
         "fp16 rows on the CPU or unavailable, their fp32 rows on the provider: " + list_some(dtype_keys, 6),
-        "A model converted to fp16 runs these ops on the CPU provider (or not at all), with copies around "
-        "them, "
+        "A model converted to fp16 runs these ops on the CPU provider (or not at all), with copies around them, "
         "so the conversion can make the whole model slower.",
         "Keep these ops in fp32 when converting (onnxconverter-common's float16 conversion takes an op block "
         "list: keep_io_types=True, op_block_list=[...]), or update the runtime",
@@ -190,8 +189,7 @@ void rule_ort_opset_unsupported(const Ctx& c, std::vector<Finding>& out) {
         fmt::format("{} does not run {} op{} at their newer opset", provider, opset_keys.size(),
                     opset_keys.size() == 1 ? "" : "s"),
         "on the CPU or unavailable while opset-17 rows ran on the provider: " + list_some(opset_keys, 6),
-        "Execution providers implement ops up to some opset (the DirectML provider documents opset 17); a "
-        "model "
+        "Execution providers implement ops up to some opset (the DirectML provider documents opset 17); a model "
         "exported with a newer opset uses op versions the provider has no kernel for.",
         "Export the model with opset_version=17 (torch.onnx.export), or update the runtime", kRefDml));
   }

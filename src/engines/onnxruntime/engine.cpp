@@ -217,7 +217,7 @@ EngineRun run_engine(const EngineOptions& o) {
   const bool explicit_request = request->kind != DeviceRequest::Kind::automatic;
   if (!chosen) {
     run.setup_error = fmt::format("--device {}: {}", o.device, fmt::join(refused, "; "));
-    run.not_measured = run.setup_error;
+    run.not_measured = fmt::format("no GPU provider could create a session ({})", fmt::join(refused, "; "));
     return run;
   }
   info.device = chosen->candidate.device;

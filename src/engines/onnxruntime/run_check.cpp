@@ -6,12 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/accumulation.hpp"
 #include "core/stats.hpp"
 #include "engines/onnxruntime/profile_parse.hpp"
+#include "platform/detail.hpp"
 
 namespace accel::ort {
 
@@ -32,13 +31,6 @@ std::uint64_t key_seed(const std::string& key) {  // FNV-1a: stable across machi
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
   return h;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 /// The graph input tensors for `g` from the values drawn for the row (the
@@ -288,7 +280,10 @@ Result CheckRunner::run(const CheckDef& def, DType dtype) const {
     const std::string file = s.end_profiling();
     if (!file.empty()) {
       try {
-        placement = classify_placement(parse_profile(read_file(file)), target_.candidate.ep);
+        std::string why;
+        const auto text = platform::detail::read_text(file, &why, std::size_t{256} << 20);
+        if (!text) throw ProfileError("cannot read " + file + ": " + why);
+        placement = classify_placement(parse_profile(*text), target_.candidate.ep);
       } catch (const ProfileError& e) {
         placement.where = "no_nodes";
         placement.detail = std::string("the profile could not be read: ") + e.what();
@@ -332,7 +327,8 @@ Result CheckRunner::run(const CheckDef& def, DType dtype) const {
           "session created: every node has a " + target_.candidate.ep + " kernel";
     } catch (const std::exception& e) {
       r.evidence["disable_cpu_ep_fallback"] = "session refused: " + first_line(e.what());
-      if (r.profile->where == "device_kernels") {
+      // (Shape/Size nodes the runtime put on the CPU on purpose also make it refuse.)
+      if (r.profile->where == "device_kernels" && placement.shape_nodes == 0) {
         // The profile saw no CPU node, yet the runtime needs one: trust the runtime.
         r.profile->where = "cpu_fallback";
         r.profile->detail += "; with session.disable_cpu_ep_fallback=1 the session is refused";

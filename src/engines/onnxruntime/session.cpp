@@ -210,7 +210,9 @@ void append_provider(const Env& env, abi::OrtSessionOptions* opts, const Provide
 
 Env::Env(const Runtime& rt) : rt_(&rt) {
   abi::OrtEnv* e = nullptr;
-  rt.check(rt.api().CreateEnv(abi::ORT_LOGGING_LEVEL_ERROR, "accel-doctor", &e));
+  // FATAL only: every error reaches us as a status (and its message in the
+  // result); the runtime's own error log would print each one again.
+  rt.check(rt.api().CreateEnv(abi::ORT_LOGGING_LEVEL_FATAL, "accel-doctor", &e));
   env_ = own(e, rt.api().ReleaseEnv);
 }
 
@@ -240,7 +242,7 @@ Session Session::create(const Env& env, const Model& model, const SessionConfig&
   abi::OrtSessionOptions* opts_raw = nullptr;
   rt.check(a.CreateSessionOptions(&opts_raw));
   auto opts = own(opts_raw, a.ReleaseSessionOptions);
-  rt.check(a.SetSessionLogSeverityLevel(opts.get(), abi::ORT_LOGGING_LEVEL_ERROR));
+  rt.check(a.SetSessionLogSeverityLevel(opts.get(), abi::ORT_LOGGING_LEVEL_FATAL));
   rt.check(a.SetSessionGraphOptimizationLevel(opts.get(), config.optimization));
   if (config.intra_op_threads > 0) rt.check(a.SetIntraOpNumThreads(opts.get(), config.intra_op_threads));
   if (config.provider.ep == "DmlExecutionProvider") {
