@@ -134,6 +134,89 @@ std::vector<PlannedItem> plan(const EngineOptions& o) {
   return out;
 }
 
+namespace {
+
+/// What the runtime offers: version, model path, Python packages,
+/// DirectML.dll, providers, EP devices (with their handles in `eps`).
+void describe_runtime(const EngineOptions& o, const Runtime& rt, const Env& env, const FoundRuntime& found,
+                      OnnxRuntimeInfo& info, EpDeviceList& eps) {
+  info.library = rt.path();
+  info.found_by = found.found_by;
+  info.version = rt.version();
+  info.api_version = static_cast<int>(rt.api_version());
+  info.build_info = rt.build_info();
+  info.model_path = rt.editor() && !o.force_writer ? "model_editor" : "protobuf";
+  if (!rt.editor())
+    info.not_collected["model_editor"] = "this runtime has no Model Editor API (1.22 and later)";
+  // The interpreter's onnxruntime packages, also when the runtime came from
+  // elsewhere: two of them installed side by side hide each other's providers.
+  if (info.python.empty() && o.search.use_python) {
+    const PythonPackages py =
+        probe_python_packages(o.search.python.empty() ? "python3" : o.search.python, 15);
+    info.python = py.executable;
+    info.python_packages = py.distributions;
+    if (!py.error.empty() && py.executable.empty()) info.not_collected["python_packages"] = py.error;
+  }
+  directml_beside(rt, info);
+  info.providers = available_providers(rt);
+  eps = list_ep_devices(env);
+  info.ep_devices = eps.devices;
+  join_windows_adapters(info.ep_devices, o.windows);
+  if (!eps.why_not.empty()) info.not_collected["ep_devices"] = eps.why_not;
+}
+
+/// The first candidate that creates a session, with every refusal in
+/// `refused` (the runtime's words and the kb's cause).
+std::optional<Target> first_usable(const EngineOptions& o, const Env& env,
+                                   const std::vector<DeviceCandidate>& cands, const EpDeviceList& eps,
+                                   std::vector<std::string>& refused) {
+  for (const auto& c : cands) {
+    Target t{c, c.ep_device_index >= 0 ? eps.handles[static_cast<std::size_t>(c.ep_device_index)] : nullptr};
+    try {
+      probe(env, t);
+      return t;
+    } catch (const std::exception& e) {
+      std::string why = short_message(e.what());
+      if (o.kb) {
+        if (const auto d = o.kb->classify(e.what(), o.machine))
+          why += fmt::format(" ({}; fix: {})", d->cause, d->fix);
+      }
+      refused.push_back(fmt::format("{} ({}) could not create a session: {}", c.device, c.ep, why));
+    }
+  }
+  return std::nullopt;
+}
+
+void run_items(const EngineOptions& o, const Env& env, const Target& target, EngineRun& run) {
+  RunOptions ro;
+  ro.quick = o.quick;
+  ro.force_writer = o.force_writer;
+  ro.cpu_twin = o.cpu_twin;
+  ro.scratch_dir = scratch_dir();
+  ro.keep_profiles = keep_profiles();
+  ro.kb = o.kb;
+  ro.machine = o.machine;
+  const CheckRunner runner(env, target, ro);
+  const std::string device_type = run.info.device.substr(0, run.info.device.find(':'));
+  const auto items = items_of(o);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Item& it = items[i];
+    if (o.on_start) o.on_start(check_key(*it.def, it.dtype), i, items.size());
+    Result r = runner.run(*it.def, it.dtype);
+    r.evidence["ort_version"] = run.info.version;
+    if (it.workload) {
+      r.kind = "bench";
+      r.key = workload_key(*it.def, it.dtype, device_type, r.evidence.value("shape_tag", std::string()));
+    }
+    if (o.on_result) o.on_result(r);
+    run.results.push_back(std::move(r));
+  }
+  std::error_code ec;
+  if (!ro.keep_profiles) fs::remove_all(ro.scratch_dir, ec);
+}
+
+}  // namespace
+
 EngineRun run_engine(const EngineOptions& o) {
   EngineRun run;
   OnnxRuntimeInfo& info = run.info;
@@ -155,39 +238,16 @@ EngineRun run_engine(const EngineOptions& o) {
                           ? found.explicit_error
                           : fmt::format(
                                 "no ONNX Runtime found ({}); name one with --onnxruntime PATH "
-                                "(libonnxruntime.so.1, onnxruntime.dll) or install the onnxruntime "
-                                "Python package",
+                                "(libonnxruntime.so.1, onnxruntime.dll) or install the onnxruntime Python "
+                                "package",
                                 fmt::join(found.not_found, "; "));
     run.not_measured = run.setup_error;
     return run;
   }
   run.runtime_found = true;
   Opened& opened = keep(std::move(found.runtime));
-  const Runtime& rt = *opened.runtime;
-  const Env& env = *opened.env;
-  info.library = rt.path();
-  info.found_by = found.found_by;
-  info.version = rt.version();
-  info.api_version = static_cast<int>(rt.api_version());
-  info.build_info = rt.build_info();
-  info.model_path = rt.editor() && !o.force_writer ? "model_editor" : "protobuf";
-  if (!rt.editor())
-    info.not_collected["model_editor"] = "this runtime has no Model Editor API (1.22 and later)";
-  // The interpreter's onnxruntime packages, also when the runtime came from
-  // elsewhere: two of them installed side by side hide each other's providers.
-  if (info.python.empty() && o.search.use_python) {
-    const PythonPackages py =
-        probe_python_packages(o.search.python.empty() ? "python3" : o.search.python, 15);
-    info.python = py.executable;
-    info.python_packages = py.distributions;
-    if (!py.error.empty() && py.executable.empty()) info.not_collected["python_packages"] = py.error;
-  }
-  directml_beside(rt, info);
-  info.providers = available_providers(rt);
-  EpDeviceList eps = list_ep_devices(env);
-  info.ep_devices = eps.devices;
-  join_windows_adapters(info.ep_devices, o.windows);
-  if (!eps.why_not.empty()) info.not_collected["ep_devices"] = eps.why_not;
+  EpDeviceList eps;
+  describe_runtime(o, *opened.runtime, *opened.env, found, info, eps);
 
   std::string why;
   const auto candidates = device_candidates(*request, info.providers, info.ep_devices, o.windows, &why);
@@ -196,25 +256,9 @@ EngineRun run_engine(const EngineOptions& o) {
     run.not_measured = why;
     return run;
   }
-  std::optional<Target> chosen;
   std::vector<std::string> refused;
-  for (const auto& c : candidates) {
-    Target t{c, c.ep_device_index >= 0 ? eps.handles[static_cast<std::size_t>(c.ep_device_index)] : nullptr};
-    try {
-      probe(env, t);
-      chosen = t;
-      break;
-    } catch (const std::exception& e) {
-      std::string why = short_message(e.what());
-      if (o.kb) {
-        if (const auto d = o.kb->classify(e.what(), o.machine))
-          why += fmt::format(" ({}; fix: {})", d->cause, d->fix);
-      }
-      refused.push_back(fmt::format("{} ({}) could not create a session: {}", c.device, c.ep, why));
-    }
-  }
+  const std::optional<Target> chosen = first_usable(o, *opened.env, candidates, eps, refused);
   info.warnings = refused;
-  const bool explicit_request = request->kind != DeviceRequest::Kind::automatic;
   if (!chosen) {
     run.setup_error = fmt::format("--device {}: {}", o.device, fmt::join(refused, "; "));
     run.not_measured = fmt::format("no GPU provider could create a session ({})", fmt::join(refused, "; "));
@@ -222,42 +266,17 @@ EngineRun run_engine(const EngineOptions& o) {
   }
   info.device = chosen->candidate.device;
   info.device_reason = chosen->candidate.reason;
-  if (!explicit_request && !refused.empty()) info.device_reason += " (see the warnings)";
+  if (request->kind == DeviceRequest::Kind::automatic && !refused.empty())
+    info.device_reason += " (see the warnings)";
   for (const auto& w : chosen->candidate.warnings) info.warnings.push_back(w);
   run.gpu = chosen->candidate.is_gpu;
   if (o.gpu_only && !run.gpu) {
     run.not_measured = fmt::format("ONNX Runtime {} ({}) has no usable GPU provider (providers: {}){}",
-                                   rt.version(), info.library, fmt::join(info.providers, ", "),
+                                   info.version, info.library, fmt::join(info.providers, ", "),
                                    refused.empty() ? "" : fmt::format("; {}", fmt::join(refused, "; ")));
     return run;
   }
-
-  RunOptions ro;
-  ro.quick = o.quick;
-  ro.force_writer = o.force_writer;
-  ro.cpu_twin = o.cpu_twin;
-  ro.scratch_dir = scratch_dir();
-  ro.keep_profiles = keep_profiles();
-  ro.kb = o.kb;
-  ro.machine = o.machine;
-  const CheckRunner runner(env, *chosen, ro);
-  const std::string device_type = info.device.substr(0, info.device.find(':'));
-  const auto items = items_of(o);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const Item& it = items[i];
-    if (o.on_start) o.on_start(check_key(*it.def, it.dtype), i, items.size());
-    Result r = runner.run(*it.def, it.dtype);
-    r.evidence["ort_version"] = rt.version();
-    if (it.workload) {
-      r.kind = "bench";
-      const std::string tag = r.evidence.value("shape_tag", std::string());
-      r.key = workload_key(*it.def, it.dtype, device_type, tag);
-    }
-    if (o.on_result) o.on_result(r);
-    run.results.push_back(std::move(r));
-  }
-  std::error_code ec;
-  if (!ro.keep_profiles) fs::remove_all(ro.scratch_dir, ec);
+  run_items(o, *opened.env, *chosen, run);
   return run;
 }
 

@@ -22,11 +22,6 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-std::string first_line(const std::string& s) {
-  const auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 std::uint64_t key_seed(const std::string& key) {  // FNV-1a: stable across machines
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
@@ -98,7 +93,7 @@ std::vector<HostTensor> reference_outputs(const Env& env, const CheckDef& def, D
       method = fmt::format("cpu_provider_{}", to_string(ref));
       return s.outputs();
     } catch (const std::exception& e) {
-      why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", to_string(ref), first_line(e.what()));
+      why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", to_string(ref), short_message(e.what()));
     }
   }
   return {};
@@ -210,227 +205,277 @@ Result CheckRunner::failed(Result r, const std::string& message) const {
   return r;
 }
 
-Result CheckRunner::run(const CheckDef& def, DType dtype) const {
-  const auto t_all = Clock::now();
-  const bool host_target = target_.candidate.ep == "CPUExecutionProvider";
-  Result r;
-  r.key = check_key(def, dtype);
-  r.kind = "check";
-  r.name = def.name;
-  r.category = "ort-" + def.category;
-  r.dtype = std::string(to_string(dtype));
-  r.device = target_.candidate.device;
-  r.evidence["engine"] = "onnxruntime";
-  r.evidence["provider"] = target_.candidate.ep;
-  r.evidence["flops_formula"] = def.flops_formula;
-  r.evidence["bytes_formula"] = def.bytes_formula;
-  if (def.contrib) r.evidence["domain"] = "com.microsoft";
-  const std::uint64_t seed = key_seed(r.key);
-  auto phase = [&](const char* name, Clock::time_point t0) { r.phase_ms[name] = ms_since(t0); };
+namespace {
 
-  auto t = Clock::now();
-  Build b(dtype, dtype, options_.quick, seed);
-  std::vector<std::vector<double>> values;
-  std::optional<Model> model;
-  try {
-    def.build(b);
-    r.shape = b.shape;
-    r.work = {b.flops, b.bytes};
-    if (!b.tag.empty()) r.evidence["shape_tag"] = b.tag;
-    for (std::size_t i = 0; i < b.graph().inputs.size(); ++i) {
-      values.push_back(draw_values(b.fills()[i], b.graph().inputs[i].elements(), seed + 17 * (i + 1)));
-      // Round once to the input's type so every model sees the same values.
-      const DType in_type = b.graph().inputs[i].dtype;
-      values.back() = decode(in_type, encode(in_type, values.back()).data(), values.back().size());
-    }
-    model = Model::build(env_, b.graph(), options_.force_writer);
-    r.evidence["model_path"] = to_string(model->path());
-  } catch (const std::exception& e) {
-    r = failed(std::move(r), std::string("building the model: ") + e.what());
-    r.wall_ms = ms_since(t_all);
-    return r;
+/// One check's run, step by step (CheckRunner::run). Each step returns
+/// false when the result is final (an error, unavailable).
+class CheckRun {
+ public:
+  CheckRun(const CheckRunner& runner, const Env& env, const CheckDef& def, DType dtype)
+      : runner_(runner),
+        env_(env),
+        def_(def),
+        dtype_(dtype),
+        o_(runner.options()),
+        t_(runner.target()),
+        host_target_(t_.candidate.ep == "CPUExecutionProvider"),
+        b_(dtype, dtype, o_.quick, key_seed(check_key(def, dtype))) {
+    r_.key = check_key(def, dtype);
+    r_.kind = "check";
+    r_.name = def.name;
+    r_.category = "ort-" + def.category;
+    r_.dtype = std::string(to_string(dtype));
+    r_.device = t_.candidate.device;
+    r_.evidence["engine"] = "onnxruntime";
+    r_.evidence["provider"] = t_.candidate.ep;
+    r_.evidence["flops_formula"] = def.flops_formula;
+    r_.evidence["bytes_formula"] = def.bytes_formula;
+    if (def.contrib) r_.evidence["domain"] = "com.microsoft";
+    seed_ = key_seed(r_.key);
   }
-  int opset = 0;
-  for (const auto& [d, v] : b.graph().opsets) {
-    if (d.empty()) opset = v;
-  }
-  r.evidence["opset"] = opset;
-  const auto inputs = make_inputs(b.graph(), values);
-  phase("inputs", t);
 
-  // 1. The profiled session: first call, outputs, placement.
-  std::vector<HostTensor> outputs;
-  Placement placement;
-  t = Clock::now();
-  try {
-    SessionConfig cfg;
-    cfg.provider = target_.provider();
-    cfg.profile = true;
-    std::string stem = r.key;
-    std::replace(stem.begin(), stem.end(), '/', '_');
-    cfg.profile_prefix = (std::filesystem::path(options_.scratch_dir) / stem).string();
-    Session s = Session::create(env_, *model, cfg);
-    s.bind_inputs(inputs);
-    const auto c0 = Clock::now();
-    s.run();
-    r.metrics["first_call_us"] = ms_since(c0) * 1000;
-    outputs = s.outputs();
-    s.run();
-    s.run();
-    const std::string file = s.end_profiling();
-    if (!file.empty()) {
-      try {
-        std::string why;
-        const auto text = platform::detail::read_text(file, &why, std::size_t{256} << 20);
-        if (!text) throw ProfileError("cannot read " + file + ": " + why);
-        placement = classify_placement(parse_profile(*text), target_.candidate.ep);
-      } catch (const ProfileError& e) {
-        placement.where = "no_nodes";
-        placement.detail = std::string("the profile could not be read: ") + e.what();
-      }
-      if (options_.keep_profiles) {
-        r.evidence["profile_file"] = file;
-      } else {
-        std::error_code ec;
-        std::filesystem::remove(file, ec);
+  Result run() {
+    const auto t0 = Clock::now();
+    if (step("inputs", [&] { return prepare(); }) && step("first_call", [&] { return first_calls(); })) {
+      if (!host_target_) step("fallback_check", [&] { return fallback_check(); });
+      std::string mismatch;
+      step("reference", [&] { return verify(mismatch); });
+      if (step("device_timing", [&] { return time_target(); })) {
+        if (!host_target_ && o_.cpu_twin) step("cpu_timing", [&] { return time_cpu_twin(); });
+        rates();
+        if (!mismatch.empty()) {
+          r_.status = Status::mismatch;
+          r_.reason = mismatch;
+        } else {
+          r_.status = Status::ok;
+          if (r_.profile && r_.profile->where == "cpu_fallback")
+            r_.reason = "CPU fallback: " + r_.profile->detail;
+        }
       }
     }
-  } catch (const OrtError& e) {
-    const std::string msg = e.what();
-    if (is_missing_kernel(msg)) {
-      r.status = Status::unavailable;
-      r.reason = fmt::format("{} has no kernel for this: {}", target_.candidate.ep, short_message(msg));
-    } else {
-      r = failed(std::move(r), msg);
-    }
-    r.evidence["ort_error_code"] = error_code_name(e.code);
-    r.wall_ms = ms_since(t_all);
-    return r;
-  } catch (const std::exception& e) {
-    r = failed(std::move(r), e.what());
-    r.wall_ms = ms_since(t_all);
-    return r;
+    r_.wall_ms = ms_since(t0);
+    return std::move(r_);
   }
-  phase("first_call", t);
-  r.profile = profile_evidence(placement);
-  r.evidence["placement"] = placement_json(placement);
 
-  // 2. The hard yes/no: can the whole graph run without the CPU provider?
-  if (!host_target) {
-    t = Clock::now();
+ private:
+  template <class F>
+  bool step(const char* name, F&& f) {
+    const auto t = Clock::now();
+    const bool go_on = f();
+    r_.phase_ms[name] = ms_since(t);
+    return go_on;
+  }
+
+  bool fail(const std::string& message) {
+    r_ = runner_.failed(std::move(r_), message);
+    return false;
+  }
+
+  bool prepare() {
+    try {
+      def_.build(b_);
+      r_.shape = b_.shape;
+      r_.work = {b_.flops, b_.bytes};
+      if (!b_.tag.empty()) r_.evidence["shape_tag"] = b_.tag;
+      for (std::size_t i = 0; i < b_.graph().inputs.size(); ++i) {
+        const auto& spec = b_.graph().inputs[i];
+        auto v = draw_values(b_.fills()[i], spec.elements(), seed_ + 17 * (i + 1));
+        // Round once to the input's type so every model sees the same values.
+        values_.push_back(decode(spec.dtype, encode(spec.dtype, v).data(), v.size()));
+      }
+      model_.emplace(Model::build(env_, b_.graph(), o_.force_writer));
+      r_.evidence["model_path"] = to_string(model_->path());
+    } catch (const std::exception& e) {
+      return fail(std::string("building the model: ") + e.what());
+    }
+    for (const auto& [d, v] : b_.graph().opsets) {
+      if (d.empty()) r_.evidence["opset"] = v;
+    }
+    inputs_ = make_inputs(b_.graph(), values_);
+    return true;
+  }
+
+  /// The profiled session: the first call's output, two more calls, the placement.
+  bool first_calls() {
     try {
       SessionConfig cfg;
-      cfg.provider = target_.provider();
-      cfg.disable_cpu_fallback = true;
-      (void)Session::create(env_, *model, cfg);
-      r.evidence["disable_cpu_ep_fallback"] =
-          "session created: every node has a " + target_.candidate.ep + " kernel";
+      cfg.provider = t_.provider();
+      cfg.profile = true;
+      std::string stem = r_.key;
+      std::replace(stem.begin(), stem.end(), '/', '_');
+      cfg.profile_prefix = (std::filesystem::path(o_.scratch_dir) / stem).string();
+      Session s = Session::create(env_, *model_, cfg);
+      s.bind_inputs(inputs_);
+      const auto c0 = Clock::now();
+      s.run();
+      r_.metrics["first_call_us"] = ms_since(c0) * 1000;
+      outputs_ = s.outputs();
+      s.run();
+      s.run();
+      read_profile(s.end_profiling());
+    } catch (const OrtError& e) {
+      const std::string msg = e.what();
+      r_.evidence["ort_error_code"] = error_code_name(e.code);
+      if (!is_missing_kernel(msg)) return fail(msg);
+      r_.status = Status::unavailable;
+      r_.reason = fmt::format("{} has no kernel for this: {}", t_.candidate.ep, short_message(msg));
+      return false;
     } catch (const std::exception& e) {
-      r.evidence["disable_cpu_ep_fallback"] = "session refused: " + first_line(e.what());
-      // (Shape/Size nodes the runtime put on the CPU on purpose also make it refuse.)
-      if (r.profile->where == "device_kernels" && placement.shape_nodes == 0) {
-        // The profile saw no CPU node, yet the runtime needs one: trust the runtime.
-        r.profile->where = "cpu_fallback";
-        r.profile->detail += "; with session.disable_cpu_ep_fallback=1 the session is refused";
-      }
+      return fail(e.what());
     }
-    phase("fallback_check", t);
+    r_.profile = profile_evidence(placement_);
+    r_.evidence["placement"] = placement_json(placement_);
+    return true;
   }
 
-  // 3. Correctness against the CPU provider.
-  t = Clock::now();
-  std::string method, why_not;
-  std::vector<HostTensor> ref;
-  if (def.verify) {
-    ref = reference_outputs(env_, def, dtype, options_.quick, seed, values, options_.force_writer, method,
-                            why_not);
+  void read_profile(const std::string& file) {
+    if (file.empty()) return;
+    try {
+      std::string why;
+      const auto text = platform::detail::read_text(file, &why, std::size_t{256} << 20);
+      if (!text) throw ProfileError("cannot read " + file + ": " + why);
+      placement_ = classify_placement(parse_profile(*text), t_.candidate.ep);
+    } catch (const ProfileError& e) {
+      placement_.where = "no_nodes";
+      placement_.detail = std::string("the profile could not be read: ") + e.what();
+    }
+    if (o_.keep_profiles) {
+      r_.evidence["profile_file"] = file;
+    } else {
+      std::error_code ec;
+      std::filesystem::remove(file, ec);
+    }
   }
-  phase("reference", t);
-  const double tol = check_tolerance(dtype, b.accumulation_length, def.tolerance_scale);
-  std::string mismatch;
-  if (!ref.empty() && ref.size() == outputs.size()) {
+
+  /// The hard yes/no: can the whole graph run without the CPU provider?
+  bool fallback_check() {
+    try {
+      SessionConfig cfg;
+      cfg.provider = t_.provider();
+      cfg.disable_cpu_fallback = true;
+      (void)Session::create(env_, *model_, cfg);
+      r_.evidence["disable_cpu_ep_fallback"] =
+          "session created: every node has a " + t_.candidate.ep + " kernel";
+    } catch (const std::exception& e) {
+      r_.evidence["disable_cpu_ep_fallback"] = "session refused: " + short_message(e.what());
+      // The profile saw no CPU node, yet the runtime needs one: trust the
+      // runtime (Shape/Size nodes it put on the CPU on purpose also make it refuse).
+      if (r_.profile->where == "device_kernels" && placement_.shape_nodes == 0) {
+        r_.profile->where = "cpu_fallback";
+        r_.profile->detail += "; with session.disable_cpu_ep_fallback=1 the session is refused";
+      }
+    }
+    return true;
+  }
+
+  /// Correctness against the CPU provider; `mismatch` says why when wrong.
+  bool verify(std::string& mismatch) {
+    if (!def_.verify) return true;
+    std::string method, why_not;
+    const auto ref =
+        reference_outputs(env_, def_, dtype_, o_.quick, seed_, values_, o_.force_writer, method, why_not);
+    if (ref.empty() || ref.size() != outputs_.size()) {
+      r_.warnings.push_back("no reference: the CPU provider could not run this check in fp64 or fp32 (" +
+                            why_not + ")");
+      return true;
+    }
     Accuracy acc;
     acc.method = method;
-    acc.tolerance = tol;
-    double worst = 0;
+    acc.tolerance = check_tolerance(dtype_, b_.accumulation_length, def_.tolerance_scale);
     std::vector<std::string> notes;
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const Compare how = i < b.compares().size() ? b.compares()[i] : Compare::relative;
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+      const Compare how = i < b_.compares().size() ? b_.compares()[i] : Compare::relative;
       if (how == Compare::skip) continue;
-      const auto o =
-          decode(outputs[i].spec.dtype, outputs[i].data.data(),
-                 outputs[i].data.size() / std::max<std::size_t>(1, element_size(outputs[i].spec.dtype)));
-      const auto rf = decode(ref[i].spec.dtype, ref[i].data.data(),
-                             ref[i].data.size() / std::max<std::size_t>(1, element_size(ref[i].spec.dtype)));
+      const auto out = values_of(outputs_[i]);
+      const auto rf = values_of(ref[i]);
+      const std::string& name = outputs_[i].spec.name;
       if (how == Compare::relative) {
-        const double e = relative_error(o, rf);
-        worst = std::isnan(e) ? e : std::max(worst, e);
-        if (std::isnan(e) || e > tol)
-          mismatch = fmt::format("output '{}': relative error {:.3g} over the tolerance {:.3g}",
-                                 outputs[i].spec.name, e, tol);
+        const double e = relative_error(out, rf);
+        acc.rel_error = std::isnan(e) ? e : std::max(acc.rel_error, e);
+        if (std::isnan(e) || e > acc.tolerance)
+          mismatch = fmt::format("output '{}': relative error {:.3g} over the tolerance {:.3g}", name, e,
+                                 acc.tolerance);
       } else {
-        const double frac = equal_fraction(o, rf);
-        notes.push_back(fmt::format("'{}' {:.2f}% equal", outputs[i].spec.name, 100 * frac));
+        const double frac = equal_fraction(out, rf);
+        notes.push_back(fmt::format("'{}' {:.2f}% equal", name, 100 * frac));
         if (frac < (how == Compare::exact ? 1.0 : 0.99))
-          mismatch = fmt::format("output '{}': {:.2f}% of the elements equal the reference",
-                                 outputs[i].spec.name, 100 * frac);
+          mismatch =
+              fmt::format("output '{}': {:.2f}% of the elements equal the reference", name, 100 * frac);
       }
     }
-    acc.rel_error = worst;
-    acc.detail = fmt::format("relative error {:.3g} (tolerance {:.3g}) against the {}{}", worst, tol, method,
-                             notes.empty() ? "" : fmt::format("; {}", fmt::join(notes, ", ")));
-    if (host_target && method == "cpu_provider_fp32" && dtype == DType::fp32) {
+    acc.detail =
+        fmt::format("relative error {:.3g} (tolerance {:.3g}) against the {}{}", acc.rel_error, acc.tolerance,
+                    method, notes.empty() ? "" : fmt::format("; {}", fmt::join(notes, ", ")));
+    if (host_target_ && method == "cpu_provider_fp32" && dtype_ == DType::fp32)
       acc.detail +=
           "; the same provider and precision as the target (optimisations off): not an independent reference";
+    if (!mismatch.empty() && dtype_ == DType::fp16 && b_.accumulation_length > 0) {
+      mismatch += "; " + explain_accumulation_error(
+                             accumulation_model(HalfFormat::fp16, b_.accumulation_length), acc.rel_error);
     }
-    r.accuracy = acc;
-  } else if (def.verify) {
-    r.warnings.push_back("no reference: the CPU provider could not run this check in fp64 or fp32 (" +
-                         why_not + ")");
+    r_.accuracy = acc;
+    return true;
   }
 
-  // 4. Timing on a fresh session, then the CPU twin.
-  t = Clock::now();
-  try {
-    SessionConfig cfg;
-    cfg.provider = target_.provider();
-    Session s = Session::create(env_, *model, cfg);
-    s.bind_inputs(inputs);
-    r.timing = time_calls([&] { s.run(); }, timer_budget(options_.quick));
-  } catch (const std::exception& e) {
-    r = failed(std::move(r), std::string("timing: ") + e.what());
-    r.wall_ms = ms_since(t_all);
-    return r;
+  static std::vector<double> values_of(const HostTensor& t) {
+    return decode(t.spec.dtype, t.data.data(),
+                  t.data.size() / std::max<std::size_t>(1, element_size(t.spec.dtype)));
   }
-  phase("device_timing", t);
-  if (!host_target && options_.cpu_twin) {
-    t = Clock::now();
+
+  /// Timing on a fresh, unprofiled session.
+  bool time_target() {
     try {
-      Session s = Session::create(env_, *model, SessionConfig{});
-      s.bind_inputs(inputs);
-      r.cpu_timing = time_calls([&] { s.run(); }, timer_budget(true));
-      if (r.timing->median_us > 0) r.speedup = r.cpu_timing->median_us / r.timing->median_us;
+      SessionConfig cfg;
+      cfg.provider = t_.provider();
+      Session s = Session::create(env_, *model_, cfg);
+      s.bind_inputs(inputs_);
+      r_.timing = time_calls([&] { s.run(); }, timer_budget(o_.quick));
     } catch (const std::exception& e) {
-      r.evidence["cpu_twin"] = "not timed on the CPU provider: " + first_line(e.what());
+      return fail(std::string("timing: ") + e.what());
     }
-    phase("cpu_timing", t);
-  }
-  if (r.timing && r.timing->median_us > 0) {
-    if (r.work.flops > 0) r.metrics["tflops"] = r.work.flops / r.timing->median_us * 1e-6;
-    if (r.work.bytes > 0) r.metrics["gbps"] = r.work.bytes / r.timing->median_us * 1e-3;
-    if (b.items > 0 && !def.unit.empty())
-      r.metrics[def.unit + "_per_s"] = b.items / r.timing->median_us * 1e6;
+    return true;
   }
 
-  if (!mismatch.empty()) {
-    r.status = Status::mismatch;
-    r.reason = mismatch;
-  } else {
-    r.status = Status::ok;
-    if (r.profile && r.profile->where == "cpu_fallback") r.reason = "CPU fallback: " + r.profile->detail;
+  bool time_cpu_twin() {
+    try {
+      Session s = Session::create(env_, *model_, SessionConfig{});
+      s.bind_inputs(inputs_);
+      r_.cpu_timing = time_calls([&] { s.run(); }, timer_budget(true));
+      if (r_.timing->median_us > 0) r_.speedup = r_.cpu_timing->median_us / r_.timing->median_us;
+    } catch (const std::exception& e) {
+      r_.evidence["cpu_twin"] = "not timed on the CPU provider: " + short_message(e.what());
+    }
+    return true;
   }
-  r.wall_ms = ms_since(t_all);
-  return r;
+
+  void rates() {
+    if (!r_.timing || r_.timing->median_us <= 0) return;
+    const double us = r_.timing->median_us;
+    if (r_.work.flops > 0) r_.metrics["tflops"] = r_.work.flops / us * 1e-6;
+    if (r_.work.bytes > 0) r_.metrics["gbps"] = r_.work.bytes / us * 1e-3;
+    if (b_.items > 0 && !def_.unit.empty()) r_.metrics[def_.unit + "_per_s"] = b_.items / us * 1e6;
+  }
+
+  const CheckRunner& runner_;
+  const Env& env_;
+  const CheckDef& def_;
+  DType dtype_;
+  const RunOptions& o_;
+  const Target& t_;
+  bool host_target_;
+  Result r_;
+  std::uint64_t seed_ = 0;
+  Build b_;
+  std::vector<std::vector<double>> values_;
+  std::optional<Model> model_;
+  std::vector<HostTensor> inputs_, outputs_;
+  Placement placement_;
+};
+
+}  // namespace
+
+Result CheckRunner::run(const CheckDef& def, DType dtype) const {
+  return CheckRun(*this, env_, def, dtype).run();
 }
 
 }  // namespace accel::ort
