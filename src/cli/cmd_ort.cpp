@@ -16,6 +16,7 @@
 #include "core/report/console.hpp"
 #include "core/report/findings.hpp"
 #include "engines/onnxruntime/engine.hpp"
+#include "platform/interrupt.hpp"
 
 namespace accel::cli {
 
@@ -41,6 +42,7 @@ ort::EngineOptions engine_options(App& app, const Environment& env, const OrtArg
   o.windows = env.windows ? &*env.windows : nullptr;
   o.on_start = [&app](const std::string& key, std::size_t i, std::size_t n) { app.item_started(key, i, n); };
   o.on_result = [&app](const Result& r) { app.item_finished(r); };
+  o.interrupted = [] { return platform::interrupted(); };
   return o;
 }
 

@@ -151,6 +151,26 @@ TEST(OrtEngine, RunsASelectionOnTheCpuAndSaysWhatItFound) {
   }
 }
 
+TEST(OrtEngine, AnInterruptSkipsTheRest) {
+  ACCEL_NEED_ORT(lib);
+  EngineOptions o;
+  o.search.explicit_path = lib;
+  o.search.use_python = false;
+  o.device = "cpu";
+  o.quick = true;
+  o.workloads = false;
+  o.filters = {"ort/activation/relu/", "ort/activation/tanh/"};
+  int polls = 0;
+  o.interrupted = [&] { return ++polls > 1; };  // Ctrl-C during the first item
+  const EngineRun run = run_engine(o);
+  ASSERT_EQ(run.results.size(), 4u);
+  EXPECT_EQ(run.results[0].status, Status::ok);
+  for (std::size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(run.results[i].status, Status::skipped) << run.results[i].key;
+    EXPECT_EQ(run.results[i].reason, "not run: interrupted");
+  }
+}
+
 TEST(OrtEngine, AProviderListedButNotShippedIsRefusedWithTheRuntimesWords) {
   ACCEL_NEED_ORT(lib);
   EngineOptions o;

@@ -201,6 +201,19 @@ void run_items(const EngineOptions& o, const Env& env, const Target& target, Eng
   const auto items = items_of(o);
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Item& it = items[i];
+    if (o.interrupted && o.interrupted()) {
+      Result r;
+      r.key = check_key(*it.def, it.dtype);
+      r.kind = it.workload ? "bench" : "check";
+      r.name = it.def->name;
+      r.category = "ort-" + it.def->category;
+      r.dtype = std::string(to_string(it.dtype));
+      r.device = run.info.device;
+      r.status = Status::skipped;
+      r.reason = "not run: interrupted";
+      run.results.push_back(std::move(r));
+      continue;
+    }
     if (o.on_start) o.on_start(check_key(*it.def, it.dtype), i, items.size());
     Result r = runner.run(*it.def, it.dtype);
     r.evidence["ort_version"] = run.info.version;

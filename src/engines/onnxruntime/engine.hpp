@@ -35,6 +35,9 @@ struct EngineOptions {
   const WindowsInfo* windows = nullptr;  ///< the platform's DXGI adapters (LUID join), null off Windows
   std::function<void(const std::string& key, std::size_t index, std::size_t total)> on_start;
   std::function<void(const Result&)> on_result;
+  /// Polled between items (Ctrl-C): true stops the run; the items not run
+  /// are returned as skipped, "not run: interrupted".
+  std::function<bool()> interrupted;
 };
 
 /// One item the run would measure.
