@@ -31,6 +31,9 @@ if [ "$mode" = "test" ]; then
   # torch for Python (the same 1.13 as libtorch-dev), a venv with pip and
   # setuptools, and the headers the extension module compiles against.
   need+=(python3-torch python3-venv python3-pip python3-setuptools python3-dev pybind11-dev)
+  # The ONNX Runtime engine (docs/onnxruntime.md): the onnx checker validates
+  # the models accel-doctor's own ONNX writer produces (tests/unit/ort_onnx_writer_test.cpp).
+  need+=(python3-onnx)
 fi
 
 fetch_test_runtimes() {

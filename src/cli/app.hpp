@@ -42,6 +42,7 @@ struct GlobalOptions {
   int repeat = 1;               ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
   std::string python_path;      ///< --python PATH: that interpreter's accel_doctor package is the engine
   std::vector<std::string> imports;  ///< --import MODULE: imported by the Python engine first (plugins)
+  std::string onnxruntime_path;  ///< --onnxruntime PATH: the ONNX Runtime library (`ort`, the default run)
 };
 
 /// A usage or set-up error: printed as is, exit code 2.
@@ -208,6 +209,21 @@ struct TrainArgs {
 };
 /// Training steps: MLP and residual CNN, fp32/fp16/bf16, batch sweep.
 int cmd_train(App& app, const TrainArgs& args);
+struct OrtArgs {
+  bool quick = false;
+  bool list = false;
+  bool no_cpu = false;        ///< no CPU-provider twin timing of GPU rows
+  bool no_workloads = false;  ///< the op checks only
+  bool protobuf_writer =
+      false;           ///< build the models with accel-doctor's ONNX writer, not the Model Editor API
+  std::string device;  ///< `ort --device` (else the global one)
+  std::vector<std::string> filters;
+};
+/// `accel-doctor ort` (cmd_ort.cpp): the ONNX Runtime op checks and workloads.
+int cmd_ort(App& app, const OrtArgs& args);
+/// The default run's ONNX Runtime phase: measured only on a GPU provider;
+/// otherwise one line says why (no runtime, no GPU provider).
+std::vector<Result> run_ort_phase(App& app, const std::string& torch_device);
 /// The default run (no command): env, quick ops, quick bench, a small llm
 /// run, then the findings of the rules engine and a one-line verdict. Each
 /// phase is fenced: one that fails is recorded as an error result and the

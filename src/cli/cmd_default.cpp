@@ -1,6 +1,7 @@
 // The default run (`accel-doctor` with no command): the whole diagnosis in
 // one go. env, a representative set of operator checks, quick benchmarks, the
-// Vulkan ceiling of every Vulkan GPU (docs/vulkan.md) and
+// Vulkan ceiling of every Vulkan GPU (docs/vulkan.md), ONNX Runtime on its GPU
+// provider when one is found (docs/onnxruntime.md) and
 // a small LLM prefill/decode, then the rules engine's findings and a verdict.
 #include <fmt/format.h>
 
@@ -126,9 +127,11 @@ int diagnose_without_engine(App& app, Report& report) {
     r.evidence["engine_missing"] = why;
     report.results.push_back(r);
   }
-  // The Vulkan ceiling needs no torch: what the GPUs can do, measured anyway.
+  // The Vulkan ceiling and ONNX Runtime need no torch: measured anyway.
   const auto vk = vulkan_ceiling_phase(app, {}, "");
   report.results.insert(report.results.end(), vk.begin(), vk.end());
+  const auto ort = fenced(app, "onnxruntime", "", [&] { return run_ort_phase(app, "cpu"); });
+  report.results.insert(report.results.end(), ort.begin(), ort.end());
   platform::set_crash_phase("diagnosis and report");
   report.context.environment = app.environment();
   const int rc = report_diagnosis(app, report);
@@ -184,6 +187,8 @@ int cmd_default(App& app) {
   keep(bench);
   app.out(render_bench_table(bench, style));
   keep(vulkan_ceiling_phase(app, bench, device));
+  // ONNX Runtime on its GPU provider, when a runtime with one is found (docs/onnxruntime.md).
+  keep(fenced(app, "onnxruntime", device, [&] { return run_ort_phase(app, device); }));
 
   // 3. A small LLM: prefill and decode with a KV cache.
   auto llm = fenced(app, "llm", device, [&] {

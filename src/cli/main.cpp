@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   cli.add_option(
          "--device", g.device,
          "auto, cpu, cuda, cuda:N, xpu, dml[:N] (torch-directml), privateuseone:N (auto: best accelerator, "
-         "else the CPU)")
+         "else the CPU); `ort` also takes gpu, dml, dml:N (DirectML device_id = DXGI adapter index) and "
+         "webgpu")
       ->capture_default_str();
   cli.add_option("--json", g.json_path, "write the versioned JSON report to FILE ('-' for stdout)");
   cli.add_option("--trace", g.trace_path,
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
       "--import", g.imports,
       "Python engine: import MODULE first (a plugin that registers a device, e.g. torch_directml); "
       "repeatable");
+  cli.add_option(
+      "--onnxruntime", g.onnxruntime_path,
+      "the ONNX Runtime library (libonnxruntime.so.1, onnxruntime.dll) for `ort` and the default run; "
+      "default: the library path, then an onnxruntime Python package's capi/ folder");
   cli.add_flag("-q,--quiet", g.quiet, "print nothing but errors");
   cli.add_flag("--no-color", g.no_color, "no colours (also when NO_COLOR is set)");
   cli.add_flag(
@@ -195,6 +200,22 @@ int main(int argc, char** argv) {
   train->add_flag("--no-cpu", train_args.no_cpu, "skip the CPU comparison");
   train->add_flag("--no-isolate", train_args.no_isolate, "run in this process (debugging)");
 
+  OrtArgs ort_args;
+  auto* ort = cli.add_subcommand(
+      "ort",
+      "ONNX Runtime op checks and workloads: which provider ran each node (profile), CPU fallback and its "
+      "cost, "
+      "correctness vs the CPU provider, time (--device auto|cpu|gpu|dml[:N]|cuda[:N]|webgpu)");
+  ort->add_flag("--quick", ort_args.quick, "small shapes, short timing");
+  ort->add_flag("--list", ort_args.list, "list the checks and workloads and exit");
+  ort->add_option("--filter", ort_args.filters, "keep keys containing one of these (category, name, dtype)")
+      ->delimiter(',');
+  ort->add_flag("--no-cpu", ort_args.no_cpu, "skip the CPU-provider timing of GPU rows");
+  ort->add_flag("--no-workloads", ort_args.no_workloads, "the op checks only");
+  ort->add_flag("--protobuf-writer", ort_args.protobuf_writer,
+                "build the models with accel-doctor's ONNX writer instead of the Model Editor API (the path "
+                "runtimes older than 1.22 take; also ACCEL_DOCTOR_ORT_WRITER=1)");
+
   ReportArgs report_args;
   auto* report = cli.add_subcommand(
       "report",
@@ -228,7 +249,7 @@ int main(int argc, char** argv) {
   for (auto* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
     sub->footer(
         "Global options (before or after the command): --device, --engine PATH, --python PATH, --import "
-        "MODULE, --json FILE, --html FILE, "
+        "MODULE, --onnxruntime PATH, --json FILE, --html FILE, "
         "--format "
         "text|md|jsonl, --trace FILE, --repeat N, --quiet, --no-color, --redact; "
         "`accel-doctor --help` explains them.");
@@ -252,13 +273,13 @@ int main(int argc, char** argv) {
           "--trace writes the profiler's raw trace (paths, process and thread names), which --redact cannot "
           "vouch for; leave --trace out of a run you want to share");
     }
-    if (!g.trace_path.empty() &&
-        (*env || *bench || *llm || *train || *explain || *report || *diagnose_cmd || *compare || *multi)) {
+    if (!g.trace_path.empty() && (*env || *bench || *llm || *train || *ort || *explain || *report ||
+                                  *diagnose_cmd || *compare || *multi)) {
       throw UsageError(
           "--trace records the profiler trace of the operator checks: use it with `ops` or the "
           "default run");
     }
-    if (g.repeat > 1 && (*env || *explain || *report || *diagnose_cmd || *compare || *multi)) {
+    if (g.repeat > 1 && (*env || *ort || *explain || *report || *diagnose_cmd || *compare || *multi)) {
       throw UsageError(
           "--repeat repeats measurements: use it with ops, bench, llm, train or the default run");
     }
@@ -276,6 +297,13 @@ int main(int argc, char** argv) {
       }
       if (!existed) std::filesystem::remove(path, ec);
     }
+    if (!g.onnxruntime_path.empty() && !std::filesystem::exists(g.onnxruntime_path)) {
+      throw UsageError(fmt::format("--onnxruntime {}: no such file", g.onnxruntime_path));
+    }
+    if (!g.onnxruntime_path.empty() &&
+        (*env || *ops || *bench || *llm || *train || *explain || *report || *diagnose_cmd || *compare)) {
+      throw UsageError("--onnxruntime names the runtime of `ort` and the default run");
+    }
     if (*env) return cmd_env(app);
     // Ctrl-C while measuring stops the engine, keeps what was measured,
     // writes the partial report and exits 130 (platform/interrupt.hpp).
@@ -291,6 +319,7 @@ int main(int argc, char** argv) {
     if (*llm) return measured(cmd_llm(app, llm_args));
     if (*train) return measured(cmd_train(app, train_args));
     if (*multi) return measured(cmd_multi(app, multi_args));
+    if (*ort) return measured(cmd_ort(app, ort_args));
     if (*explain) {
       if (g.format != "text" || !g.html_path.empty()) {
         throw UsageError(

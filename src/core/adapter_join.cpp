@@ -129,6 +129,31 @@ void join_vulkan(std::vector<AdapterIndices>& adapters, const std::vector<Result
   }
 }
 
+// ONNX Runtime's EP devices (environment.onnxruntime, GetEpDevices): by LUID
+// (Windows), else a GPU EP device by its DXGI adapter number; the index is the
+// EP device's position in the runtime's list.
+void join_onnxruntime(std::vector<AdapterIndices>& adapters, const Environment& env) {
+  if (!env.onnxruntime) return;
+  const auto& eps = env.onnxruntime->ep_devices;
+  for (std::size_t i = 0; i < eps.size(); ++i) {
+    const OrtEpDevice& e = eps[i];
+    if (e.type == "cpu") continue;
+    AdapterIndices* hit = nullptr;
+    std::string how;
+    for (auto& a : adapters) {
+      if (!e.luid.empty() && a.luid == e.luid) hit = &a, how = "LUID";
+    }
+    if (!hit && e.dxgi_adapter_number) {
+      for (auto& a : adapters) {
+        if (a.dxgi_index && *a.dxgi_index == *e.dxgi_adapter_number) hit = &a, how = "DXGI adapter number";
+      }
+    }
+    if (!hit || hit->onnxruntime_index) continue;
+    hit->onnxruntime_index = static_cast<int>(i);
+    hit->joined_by.push_back(fmt::format("ONNX Runtime EP device {} ({}) by {}", i, e.ep_name, how));
+  }
+}
+
 }  // namespace
 
 std::string luid_from_vulkan_hex(const std::string& hex16) {
@@ -159,6 +184,7 @@ std::vector<AdapterIndices> join_adapter_indices(const Environment& env, const s
   auto adapters = base_list(env);
   join_torch(adapters, env);
   join_vulkan(adapters, results);
+  join_onnxruntime(adapters, env);
   return adapters;
 }
 

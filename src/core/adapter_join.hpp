@@ -17,8 +17,9 @@
 //   Vulkan (bench/vulkan rows)           LUID (Windows), PCI address, name
 //   HIP                                  a ROCm torch's cuda:N is HIP device N
 //                                        (HIP lists AMD GPUs only)
-//   ONNX Runtime EP devices              not in reports yet (issue 12 adds them,
-//                                        joined by LUID): always empty today
+//   ONNX Runtime EP devices              LUID, else the EP device's DXGI adapter
+//   (environment.onnxruntime.ep_devices) number; the index is its place in
+//                                        GetEpDevices' list
 #pragma once
 
 #include <optional>
@@ -40,7 +41,7 @@ struct AdapterIndices {
   std::vector<std::string> torch;        ///< torch device ids on this adapter ("cuda:0", "privateuseone:1")
   std::optional<int> vulkan_index;       ///< "vulkan:N" of the Vulkan rows
   std::optional<int> hip_index;          ///< HIP device index (a ROCm torch's cuda:N)
-  std::optional<int> onnxruntime_index;  ///< ONNX Runtime EP device index (not in reports yet)
+  std::optional<int> onnxruntime_index;  ///< position in environment.onnxruntime.ep_devices
   std::vector<std::string> joined_by;    ///< "torch cuda:0 by PCI address", "vulkan:1 by LUID", ...
 };
 

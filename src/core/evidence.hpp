@@ -505,6 +505,51 @@ struct WindowsInfo {
   NotCollected not_collected;
 };
 
+/// An execution-provider device as ONNX Runtime lists it (OrtApi::GetEpDevices,
+/// ONNX Runtime >= 1.22; on Windows the hardware metadata comes from DXGI and
+/// DXCore: Description, LUID, Discrete, DxgiAdapterNumber,
+/// DxgiHighPerformanceIndex, DxgiVideoMemory).
+struct OrtEpDevice {
+  std::string ep_name;           ///< "DmlExecutionProvider", "CPUExecutionProvider"
+  std::string ep_vendor;         ///< "Microsoft"
+  std::string type;              ///< "cpu", "gpu", "npu" (OrtHardwareDeviceType)
+  std::string vendor;            ///< the hardware vendor as the runtime names it ("AMD", "Intel")
+  std::string vendor_id;         ///< "0x1002"
+  std::string device_id;         ///< "0x73ef"
+  std::string name;              ///< metadata Description
+  std::string luid;              ///< "0xHHHHHHHH:0xLLLLLLLL" from metadata LUID (Windows), "" when absent
+  std::optional<bool> discrete;  ///< metadata Discrete (DXCore IsIntegrated)
+  std::optional<int> dxgi_adapter_number;          ///< EnumAdapters1 order: what DML's device_id means
+  std::optional<int> dxgi_high_performance_index;  ///< EnumAdapterByGpuPreference(HIGH_PERFORMANCE) order
+  std::optional<std::uint64_t> memory_bytes;       ///< DxgiVideoMemory ("8176 MB")
+  std::optional<int> windows_adapter;  ///< environment.windows.adapters[].dxgi_index of the same LUID
+  std::map<std::string, std::string> metadata;     ///< every hardware metadata entry as given
+  std::map<std::string, std::string> ep_metadata;  ///< the EP's own metadata (version, library_path)
+};
+
+/// The ONNX Runtime the `ort` engine found and what it offers (absent when
+/// the engine did not run).
+struct OnnxRuntimeInfo {
+  std::string library;   ///< the file that loaded
+  std::string found_by;  ///< "--onnxruntime", "library path", "Python package (/usr/bin/python3)"
+  std::string version;   ///< GetVersionString: "1.30.0"
+  int api_version = 0;   ///< the OrtApi version in use (negotiated down to what both know)
+  std::string build_info;
+  /// How check models reach the runtime: "model_editor" (OrtModelEditorApi,
+  /// >= 1.22) or "protobuf" (accel-doctor's ONNX writer).
+  std::string model_path;
+  std::vector<std::string> providers;  ///< GetAvailableProviders (built in; not all may load)
+  std::vector<OrtEpDevice> ep_devices;
+  std::string python;                        ///< the interpreter asked for its packages
+  std::vector<std::string> python_packages;  ///< every onnxruntime* distribution it has: "onnxruntime 1.19.2"
+  std::string directml_library;              ///< DirectML.dll loaded from beside the runtime (Windows)
+  std::string device;                        ///< what the run measured: "cpu", "dml:1", "cuda:0"
+  std::string device_reason;                 ///< why that device
+  std::vector<std::string> warnings;   ///< device-choice warnings (device_id 0 is the integrated GPU, ...)
+  std::vector<std::string> not_found;  ///< places looked at that gave no runtime, with why
+  NotCollected not_collected;
+};
+
 struct Environment {
   HostInfo host;
   TorchInfo torch;
@@ -518,6 +563,7 @@ struct Environment {
   /// Links between GPUs, NUMA, IOMMU/ACS, /dev/shm (core/topology.hpp): only
   /// with two or more GPUs, or from `accel-doctor multi`.
   std::optional<Topology> topology;
+  std::optional<OnnxRuntimeInfo> onnxruntime;  ///< only when the ONNX Runtime engine ran
 };
 
 // ---------------------------------------------------------------- report
@@ -631,8 +677,16 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     battery_saver, process_ecoqos, remote_session, smart_app_control, hip_path, hip_runtime,
     hsa_override_gfx_version, vc_runtime, directml, onnxruntime, runtimes_missing, onnxruntime_directml_ep,
     pythons, torch_hip_runtime, python_processes, adrenalin_version, adrenalin_version_source, not_collected)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OrtEpDevice, ep_name, ep_vendor, type, vendor, vendor_id,
+                                                device_id, name, luid, discrete, dxgi_adapter_number,
+                                                dxgi_high_performance_index, memory_bytes, windows_adapter,
+                                                metadata, ep_metadata)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OnnxRuntimeInfo, library, found_by, version, api_version,
+                                                build_info, model_path, providers, ep_devices, python,
+                                                python_packages, directml_library, device, device_reason,
+                                                warnings, not_found, not_collected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
-                                                env_vars, selection, windows, topology)
+                                                env_vars, selection, windows, topology, onnxruntime)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,
                                                 impact)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)

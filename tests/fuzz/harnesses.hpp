@@ -34,6 +34,7 @@
 #include "engine_api/engine.hpp"
 #include "engine_api/serve.hpp"
 #include "engine_api/worker_protocol.hpp"
+#include "engines/onnxruntime/profile_parse.hpp"
 #include "platform/detail.hpp"
 #include "platform/gpu_busy.hpp"
 
@@ -295,6 +296,20 @@ inline int pdh_instance(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+// ONNX Runtime session profiles (the `ort` engine reads the file the
+// runtime writes): the parser and the placement it feeds.
+inline int ort_profile(const std::uint8_t* data, std::size_t size) {
+  try {
+    const auto p = accel::ort::parse_profile(std::string_view(reinterpret_cast<const char*>(data), size));
+    for (const char* ep : {"CPUExecutionProvider", "DmlExecutionProvider"}) {
+      const auto pl = accel::ort::classify_placement(p, ep);
+      (void)pl.fallback_cost_us();
+    }
+  } catch (const accel::ort::ProfileError&) {
+  }
+  return 0;
+}
+
 using Harness = int (*)(const std::uint8_t*, std::size_t);
 struct NamedHarness {
   const char* name;
@@ -306,6 +321,7 @@ inline constexpr NamedHarness kHarnesses[] = {
     {"worker_event", &worker_event}, {"host_parse", &host_parse},
     {"torch_text", &torch_text},     {"kb_files", &kb_files},
     {"pdh_instance", &pdh_instance}, {"engine_request", &engine_request},
+    {"ort_profile", &ort_profile},
 };
 
 }  // namespace accel::fuzz

@@ -149,5 +149,40 @@ has vulkan_noloader "no-such-vulkan-1.dll" "$OUT"
 run missing 2 diagnose --from "$SCRATCH/no-such.json"
 has missing "no-such.json" "$ERR"
 
+# The ONNX Runtime engine on the Windows DLL (onnxruntime-node 1.30.0's
+# win32-x64/onnxruntime.dll, from scripts/fetch_onnxruntime.sh): the CPU
+# provider, the Model Editor, profiling and the EP-device list work under
+# Wine; a DirectML session cannot (Wine has no D3D12 GPU), so dml is refused.
+ORT_DLL="${ACCEL_ORT_DLL:-${XDG_CACHE_HOME:-$HOME/.cache}/accel-doctor/onnxruntime-node-1.30.0/win32-x64/onnxruntime.dll}"
+if [ -f "$ORT_DLL" ]; then
+  ORT_WIN="Z:$(tr '/' '\\' <<<"$ORT_DLL")"
+  t0=$(date +%s)
+  run ort_cpu "0 1" ort --device cpu --quick --no-workloads --onnxruntime "$ORT_WIN" --json "$SCRATCH/ort.json"
+  echo "     (ort --device cpu --quick --no-workloads under Wine: $(($(date +%s) - t0)) s)"
+  has ort_cpu "ONNX Runtime 1.30.0" "$OUT"
+  if python3 - "$SCRATCH/ort.json" <<'PY'
+import collections, json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8", errors="replace"))
+info = r["context"]["environment"]["onnxruntime"]
+assert info["version"] == "1.30.0" and info["device"] == "cpu", info
+assert info["model_path"] == "model_editor", info["model_path"]
+assert "DmlExecutionProvider" in info["providers"], info["providers"]
+rows = [x for x in r["results"] if x["key"].startswith("ort/")]
+st = collections.Counter(x["status"] for x in rows)
+print("     statuses under Wine:", dict(st))
+assert len(rows) >= 80 and st["ok"] >= 50, st
+assert all(x["profile"]["where"] == "host" for x in rows if x["status"] == "ok")
+PY
+  then pass "ort.json under Wine: the catalog on the Windows DLL"; else fail "ort.json under Wine"; fi
+  run ort_dml 2 ort --device dml:0 --quick --onnxruntime "$ORT_WIN"
+  has ort_dml "dml:0" "$ERR"
+  run ort_missing 2 ort --onnxruntime 'C:\nonexistent\onnxruntime.dll'
+  has ort_missing "no such file" "$ERR"
+elif [ "${ACCEL_REQUIRE_ORT:-0}" = "1" ]; then
+  fail "no ONNX Runtime DLL at $ORT_DLL (scripts/setup.sh test fetches it)"
+else
+  echo "skip - no ONNX Runtime DLL at $ORT_DLL"
+fi
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,6 +1,7 @@
 #include "core/report/console.hpp"
 #include "core/report/gpu_busy_rows.hpp"
 #include "core/report/gpu_index_rows.hpp"
+#include "core/report/onnxruntime_env.hpp"
 #include "core/report/windows_env.hpp"
 
 #include <algorithm>
@@ -1122,6 +1123,13 @@ std::string render_environment(const Environment& env, const ConsoleStyle& style
   const auto indices = gpu_index_rows(env, {});
   if (!indices.empty()) out += bold("GPU indices (each adapter in every list that numbers it)", style) + "\n";
   for (const auto& r : indices) line(out, r.label, r.value);
+  if (env.onnxruntime) {
+    std::string group;
+    for (const auto& r : onnxruntime_env_rows(*env.onnxruntime)) {
+      if (r.group != group) out += bold("ONNX Runtime: " + (group = r.group), style) + "\n";
+      line(out, r.label, r.value);
+    }
+  }
   if (env.selection) {
     out += bold("Device selection", style) + "\n";
     line(out, "measuring", env.selection->chosen);

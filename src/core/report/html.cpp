@@ -11,6 +11,7 @@
 #include "core/report/digest.hpp"
 #include "core/report/gpu_busy_rows.hpp"
 #include "core/report/gpu_index_rows.hpp"
+#include "core/report/onnxruntime_env.hpp"
 #include "core/report/web_assets.hpp"
 #include "core/report/windows_env.hpp"
 #include "core/units.hpp"
@@ -1134,6 +1135,15 @@ void environment_section(std::string& out, const Report& report) {
         "<h3>GPU indices</h3>\n<table class=\"data\"><thead><tr><th>adapter</th><th>indices</th></tr>"
         "</thead><tbody>\n";
     for (const auto& r : indices) out += "<tr>" + cell(r.label) + cell(r.value) + "</tr>\n";
+    out += "</tbody></table>\n";
+  }
+  if (env.onnxruntime) {
+    out +=
+        "<h3>ONNX Runtime</h3>\n<table "
+        "class=\"data\"><thead><tr><th>part</th><th>fact</th><th>value</th></tr>"
+        "</thead><tbody>\n";
+    for (const auto& r : onnxruntime_env_rows(*env.onnxruntime))
+      out += "<tr>" + cell(r.group) + cell(r.label) + cell(r.value) + "</tr>\n";
     out += "</tbody></table>\n";
   }
   if (!t.config.empty()) {

@@ -7,6 +7,7 @@
 #include "core/report/digest.hpp"
 #include "core/report/gpu_busy_rows.hpp"
 #include "core/report/gpu_index_rows.hpp"
+#include "core/report/onnxruntime_env.hpp"
 #include "core/report/windows_env.hpp"
 #include "core/units.hpp"
 
@@ -244,6 +245,12 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
   std::vector<std::string> vars;
   for (const auto& v : env.env_vars) vars.push_back(code(v.name + "=" + v.value));
   env_row(out, "GPU environment variables", vars.empty() ? "none set" : join_nonempty(vars, " "));
+  if (env.onnxruntime) {
+    out += "\n### ONNX Runtime\n\n| | | |\n| --- | --- | --- |\n";
+    for (const auto& r : onnxruntime_env_rows(*env.onnxruntime))
+      out += "| " + markdown_cell(r.group) + " | " + markdown_cell(r.label) + " | " + markdown_cell(r.value) +
+             " |\n";
+  }
   if (env.windows) {
     out += "\n### Windows\n\n| | | |\n| --- | --- | --- |\n";
     for (const auto& r : windows_env_rows(*env.windows))

@@ -118,6 +118,8 @@ std::vector<RuleEntry> gpu_busy_rules();  ///< rules_gpu_busy.cpp: GPU utilisati
 std::string windows_index_advice(const Ctx& c, const std::string& device);
 /// rules_multi.cpp: several GPUs and machines (topology, NCCL settings and transports, collectives)
 std::vector<RuleEntry> multi_rules();
+std::vector<RuleEntry>
+onnxruntime_rules();  ///< rules_onnxruntime.cpp: the `ort` rows and environment.onnxruntime
 /// True for the Power saver plan's GUID (GUID_MAX_POWER_SAVINGS).
 bool is_power_saver_plan(const std::string& guid);
 /// Every rule, in evaluation order.

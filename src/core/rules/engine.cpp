@@ -111,7 +111,8 @@ bool severity_rank_valid(std::string_view severity) { return severity_rank(sever
 
 std::vector<RuleEntry> all_rules() {
   std::vector<RuleEntry> all = setup_rules();
-  for (auto* part : {&perf_rules, &health_rules, &vulkan_rules, &windows_rules, &gpu_busy_rules, &multi_rules}) {
+  for (auto* part : {&perf_rules, &health_rules, &vulkan_rules, &windows_rules, &gpu_busy_rules, &multi_rules,
+                     &onnxruntime_rules}) {
     auto more = (*part)();
     all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }

@@ -235,6 +235,8 @@ void rule_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
   int h2d = 0, d2h = 0;
   for (const auto& r : c.report.results) {
     if (!r.profile || r.profile->where != "cpu_fallback") continue;
+    // ONNX Runtime rows have their own finding with node counts (ort_cpu_fallback).
+    if (starts_with(r.key, "ort/") || starts_with(r.key, "bench/ort-")) continue;
     std::string k = r.key;
     // Announced by the backend (torch-directml's warning): the ops' own time;
     // else seen by the profiler: the copies' time.
