@@ -88,5 +88,8 @@ std::vector<Result> BusySampledEngine::run_llm(const LlmOptions& o, const RunCal
 std::vector<Result> BusySampledEngine::run_train(const TrainOptions& o, const RunCallbacks& cb) {
   return sampled(cb, [&](const RunCallbacks& c) { return inner_->run_train(o, c); });
 }
+std::vector<Result> BusySampledEngine::run_multi(const MultiOptions& o, const RunCallbacks& cb) {
+  return sampled(cb, [&](const RunCallbacks& c) { return inner_->run_multi(o, c); });
+}
 
 }  // namespace accel::engine

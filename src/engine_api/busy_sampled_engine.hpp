@@ -51,6 +51,8 @@ class BusySampledEngine final : public Engine {
   std::vector<Result> run_llm(const LlmOptions& o, const RunCallbacks& cb) override;
   TrainPlan plan_train(const TrainOptions& o) override { return inner_->plan_train(o); }
   std::vector<Result> run_train(const TrainOptions& o, const RunCallbacks& cb) override;
+  std::vector<ItemInfo> list_multi(const MultiOptions& o) override { return inner_->list_multi(o); }
+  std::vector<Result> run_multi(const MultiOptions& o, const RunCallbacks& cb) override;
 
   Engine& inner() { return *inner_; }
 

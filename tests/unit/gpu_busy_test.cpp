@@ -284,6 +284,14 @@ class SleepyEngine final : public engine::Engine {
   std::vector<Result> run_train(const engine::TrainOptions&, const engine::RunCallbacks& cb) override {
     return run(cb);
   }
+  std::vector<engine::ItemInfo> list_multi(const engine::MultiOptions&) override {
+    engine::ItemInfo i;
+    i.key = "multi/cuda/all_reduce/fp32/1M";
+    return {i};
+  }
+  std::vector<Result> run_multi(const engine::MultiOptions&, const engine::RunCallbacks& cb) override {
+    return run(cb);
+  }
 
  private:
   std::vector<Result> run(const engine::RunCallbacks& cb) {
@@ -369,4 +377,15 @@ TEST(GpuBusySampler, PeriodFromTheEnvironment) {
   gpu_busy_period_from_environment(&problem);
   set_environment_variable("ACCEL_DOCTOR_GPU_BUSY_MS", "");
   EXPECT_NE(problem.find("ACCEL_DOCTOR_GPU_BUSY_MS=soon is not a number"), std::string::npos) << problem;
+}
+
+// Every suite reaches the wrapped engine: a suite the wrapper does not
+// forward falls to Engine's default ("this engine has no multi suite").
+TEST(BusySampledEngine, ForwardsTheMultiSuite) {
+  std::atomic<bool> loaded{false};
+  engine::BusySampledEngine e(std::make_unique<SleepyEngine>(loaded), nullptr);
+  const auto items = e.list_multi({});
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].key, "multi/cuda/all_reduce/fp32/1M");
+  EXPECT_EQ(e.run_multi({}, {}).size(), 2u);
 }

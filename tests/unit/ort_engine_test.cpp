@@ -179,6 +179,10 @@ TEST(OrtEngine, AProviderListedButNotShippedIsRefusedWithTheRuntimesWords) {
   o.device = "cuda";
   o.checks = o.workloads = false;
   const EngineRun asked = run_engine(o);
+  // npm's onnxruntime-node lists CUDAExecutionProvider without its provider
+  // libraries; a runtime that does not list it (PyPI's CPU wheel) cannot show this.
+  if (asked.setup_error.find("has no CUDAExecutionProvider") != std::string::npos)
+    GTEST_SKIP() << "this runtime does not list CUDAExecutionProvider: " << asked.setup_error;
   EXPECT_NE(asked.setup_error.find("could not create a session"), std::string::npos) << asked.setup_error;
   o.device = "auto";
   const EngineRun automatic = run_engine(o);

@@ -3,6 +3,8 @@
 // mostly idle, and stays silent on healthy, too-short and CPU rows.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "core/report/console.hpp"
 #include "core/report/gpu_busy_rows.hpp"
 #include "core/report/html.hpp"
@@ -15,12 +17,34 @@ using namespace accel::testing;
 TEST(RulesGpuBusy, FiresWhenWorkloadsLeaveTheGpuIdle) {
   const auto fs = run_rules(load_report("h200-gpu-busy-low.json"));
   const Finding f = only(fs, "gpu_busy.low");
-  EXPECT_EQ(f.severity, "warning");  // 2 of the 4 judged workloads
-  EXPECT_TRUE(mentions(f, "2 of 4 device workloads")) << f.title;
+  EXPECT_EQ(f.severity,
+            "warning");  // 2 of the 3 judged workloads (not the decode row: its profiler measured)
+  EXPECT_TRUE(mentions(f, "2 of 3 device workloads")) << f.title;
   EXPECT_TRUE(mentions(f, "train/cuda/mlp/fp32/b64: NVIDIA H200 median 9%")) << f.evidence;
   EXPECT_TRUE(mentions(f, "train/cuda/cnn/bf16/b256")) << f.evidence;
   EXPECT_FALSE(mentions(f, "llm/cuda")) << "decode kept the GPU busy";
   EXPECT_TRUE(mentions(f, "NVML")) << "the source is named";
+}
+
+// A row with the profiler's device-idle figure (an eager or graph decode) is
+// judged by that figure (the launch-bound rule), never by the sampler's,
+// which also covers the item's warm-up and graph capture.
+TEST(RulesGpuBusy, LeavesRowsWithTheProfilersFigureToIt) {
+  Report r = load_report("h200-gpu-busy-low.json");
+  std::optional<GpuBusy> idle;
+  for (const auto& row : r.results) {
+    if (row.key == "train/cuda/mlp/fp32/b64") idle = row.gpu_busy;
+  }
+  ASSERT_TRUE(idle);
+  for (auto& row : r.results) {
+    if (row.key == "llm/cuda/llama-3.2-1b/bf16/b1/tg128@d128/graph") {
+      row.gpu_busy = idle;
+      row.metrics["device_idle_fraction"] = 0.13;
+    }
+  }
+  const Finding f = only(run_rules(r), "gpu_busy.low");
+  EXPECT_TRUE(mentions(f, "2 of 2 device workloads")) << f.title;
+  EXPECT_FALSE(mentions(f, "llm/cuda")) << f.evidence;
 }
 
 TEST(RulesGpuBusy, OneLowWorkloadAmongManyIsInfo) {
@@ -35,7 +59,7 @@ TEST(RulesGpuBusy, OneLowWorkloadAmongManyIsInfo) {
   }
   const Finding f = only(run_rules(r), "gpu_busy.low");
   EXPECT_EQ(f.severity, "info");
-  EXPECT_TRUE(mentions(f, "1 of 4 device workloads")) << f.title;
+  EXPECT_TRUE(mentions(f, "1 of 3 device workloads")) << f.title;
 }
 
 TEST(RulesGpuBusy, SilentOnHealthyShortAndUnsampledRuns) {
