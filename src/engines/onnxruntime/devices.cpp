@@ -13,8 +13,10 @@ namespace accel::ort {
 
 namespace {
 
-std::optional<long long> parse_int(std::string_view s) {
-  s = trim(s);
+std::optional<long long> parse_int(std::string_view text) {
+  // The trimmed copy owns its characters: a string_view of trim()'s returned
+  // temporary dangled (ASan: stack-use-after-scope in OrtDevices tests).
+  const std::string s = trim(text);
   if (s.empty()) return std::nullopt;
   long long v = 0;
   bool neg = false;
