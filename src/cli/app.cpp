@@ -114,20 +114,24 @@ engine::Engine& App::engine() {
     if (found.path.empty()) throw UsageError(engine::engine_missing_message(found));
     (void)peaks();  // a broken gpus.json is refused before anything is measured
     // GPU utilisation is sampled here, in the front end, while any engine measures.
-    std::string period_problem;
-    const double period_ms = platform::gpu_busy_period_from_environment(&period_problem);
-    if (!period_problem.empty()) std::cerr << "accel-doctor: " << period_problem << "\n";
-    engine::GpuBusySamplerFactory sampler;
-    if (period_ms > 0) {
-      sampler = [this, period_ms] {
-        return std::make_unique<platform::GpuBusySampler>(platform::open_gpu_busy_sources(environment().gpus),
-                                                          period_ms);
-      };
-    }
     engine_ = std::make_unique<engine::BusySampledEngine>(
-        std::make_unique<engine::ProcessEngine>(found.command, &kb()), std::move(sampler));
+        std::make_unique<engine::ProcessEngine>(found.command, &kb()), gpu_busy_sampler_factory());
   }
   return *engine_;
+}
+
+engine::GpuBusySamplerFactory App::gpu_busy_sampler_factory(const std::vector<GpuHardware>* gpus) {
+  std::string period_problem;
+  const double period_ms = platform::gpu_busy_period_from_environment(&period_problem);
+  if (!period_problem.empty() && !gpu_busy_period_warned_) {
+    std::cerr << "accel-doctor: " << period_problem << "\n";
+    gpu_busy_period_warned_ = true;
+  }
+  if (period_ms <= 0) return {};
+  return [this, period_ms, gpus] {
+    return std::make_unique<platform::GpuBusySampler>(
+        platform::open_gpu_busy_sources(gpus ? *gpus : environment().gpus), period_ms);
+  };
 }
 
 Environment& App::environment() {

@@ -15,6 +15,7 @@
 #include "core/redact.hpp"
 #include "core/report/console.hpp"
 #include "core/rules/rules.hpp"
+#include "engine_api/busy_sampled_engine.hpp"
 #include "engine_api/process_engine.hpp"
 
 namespace accel::cli {
@@ -66,6 +67,12 @@ class App {
   /// The measuring engine (accel-doctor-torch); throws UsageError (exit 2)
   /// saying what was looked for and how to build one when there is none.
   engine::Engine& engine();
+  /// The GPU busy sampler for whatever measures on a GPU (the torch engine
+  /// through engine(), ONNX Runtime in this process): NVML, amdgpu or PDH
+  /// every ACCEL_DOCTOR_GPU_BUSY_MS (default 100 ms); empty when that is 0.
+  /// The GPUs to sample are environment().gpus, or `gpus` when given (a
+  /// command that collected its own environment without the torch engine).
+  engine::GpuBusySamplerFactory gpu_busy_sampler_factory(const std::vector<GpuHardware>* gpus = nullptr);
   /// Where the engine was looked for (found or not); searched once.
   const engine::EngineSearch& engine_search();
   /// Resolves --device against torch's devices; throws UsageError.
@@ -121,6 +128,7 @@ class App {
   std::optional<Environment> env_;
   std::optional<engine::EngineSearch> engine_search_;
   std::unique_ptr<engine::Engine> engine_;  ///< a BusySampledEngine around the ProcessEngine
+  bool gpu_busy_period_warned_ = false;     ///< a bad ACCEL_DOCTOR_GPU_BUSY_MS said once
   std::optional<Report> report_;
   std::optional<GpuPeakTable> peaks_;
   bool peaks_loaded_ = false;

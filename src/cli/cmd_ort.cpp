@@ -15,6 +15,7 @@
 #include "core/peaks.hpp"
 #include "core/report/console.hpp"
 #include "core/report/findings.hpp"
+#include "engine_api/busy_sampled_engine.hpp"
 #include "engines/onnxruntime/engine.hpp"
 #include "platform/interrupt.hpp"
 
@@ -40,10 +41,34 @@ ort::EngineOptions engine_options(App& app, const Environment& env, const OrtArg
   o.kb = &app.kb();
   o.machine = machine_context_of(env, "cpu");
   o.windows = env.windows ? &*env.windows : nullptr;
-  o.on_start = [&app](const std::string& key, std::size_t i, std::size_t n) { app.item_started(key, i, n); };
-  o.on_result = [&app](const Result& r) { app.item_finished(r); };
   o.interrupted = [] { return platform::interrupted(); };
   return o;
+}
+
+/// Runs the engine with the front end's GPU busy sampler around it: each
+/// row on a GPU provider gets what the GPU did while it ran (`gpu_busy`, as
+/// the torch engine's rows do; rows on the CPU provider get none).
+ort::EngineRun run_sampled(App& app, const Environment& env, ort::EngineOptions o) {
+  engine::RunCallbacks progress;
+  progress.on_start = [&app](const engine::ItemInfo& item, std::size_t i, std::size_t n) {
+    app.item_started(item.key, i, n);
+  };
+  progress.on_result = [&app](const Result& r) { app.item_finished(r); };
+  ort::EngineRun run;
+  const auto factory =
+      o.device == "cpu" ? engine::GpuBusySamplerFactory() : app.gpu_busy_sampler_factory(&env.gpus);
+  auto results = engine::run_gpu_busy_sampled(factory, progress, [&](const engine::RunCallbacks& cb) {
+    o.on_start = [&cb](const std::string& key, std::size_t i, std::size_t n) {
+      engine::ItemInfo item;
+      item.key = key;
+      if (cb.on_start) cb.on_start(item, i, n);
+    };
+    o.on_result = cb.on_result;
+    run = ort::run_engine(o);
+    return run.results;
+  });
+  run.results = std::move(results);
+  return run;
 }
 
 /// Rooflines: the CPU from this host's estimate (build_ceilings), a GPU
@@ -100,7 +125,7 @@ int cmd_ort(App& app, const OrtArgs& args) {
   }
   report.context.environment = env;  // the JSON Lines context line, written with the first row
   app.status("ONNX Runtime: looking for the runtime ...");
-  ort::EngineRun run = ort::run_engine(o);
+  ort::EngineRun run = run_sampled(app, env, o);
   app.clear_status();
   env.onnxruntime = run.info;
   report.context.environment = env;
@@ -142,7 +167,7 @@ std::vector<Result> run_ort_phase(App& app, const std::string& torch_device) {
   // attention rows, fp32 and fp16, and the workloads.
   o.filters = {"ort/linalg/", "ort/conv/", "ort/norm/", "ort/attention/", "ort/workload/"};
   app.status("ONNX Runtime: looking for a runtime with a GPU provider ...");
-  ort::EngineRun run = ort::run_engine(o);
+  ort::EngineRun run = run_sampled(app, env, o);
   app.clear_status();
   if (!run.runtime_found && app.options().onnxruntime_path.empty()) {
     app.out("\nONNX Runtime: not found (" + run.not_measured + "); not measured.\n");

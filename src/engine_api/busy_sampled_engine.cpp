@@ -29,9 +29,14 @@ BusySampledEngine::BusySampledEngine(std::unique_ptr<Engine> inner, GpuBusySampl
 
 std::vector<Result> BusySampledEngine::sampled(
     const RunCallbacks& cb, const std::function<std::vector<Result>(const RunCallbacks&)>& run) {
+  return run_gpu_busy_sampled(factory_, cb, run);
+}
+
+std::vector<Result> run_gpu_busy_sampled(const GpuBusySamplerFactory& factory, const RunCallbacks& cb,
+                                         const std::function<std::vector<Result>(const RunCallbacks&)>& run) {
   std::unique_ptr<platform::GpuBusySampler> sampler;
   try {
-    if (factory_) sampler = factory_();
+    if (factory) sampler = factory();
   } catch (const std::exception&) {
     sampler.reset();  // sampling is an extra: never the reason a run fails
   }

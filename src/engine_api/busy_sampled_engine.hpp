@@ -38,6 +38,15 @@ struct ItemWindow {
 void attach_gpu_busy(std::vector<Result>& results, std::vector<ItemWindow>& windows, double run_end_ms,
                      const std::function<GpuBusy(double, double)>& summary, const std::string& why_not);
 
+/// Runs `run` with the GPU busy sampler `factory` makes (none: `run(cb)` as
+/// is): each item's window is taken from the callbacks `run` is handed
+/// (`cb`'s own are still called), and the results get `gpu_busy` through
+/// attach_gpu_busy. A factory that throws means no sampling, never a failed
+/// run. For engines the front end runs in its own process (ONNX Runtime,
+/// cli/cmd_ort.cpp) as for BusySampledEngine's suites.
+std::vector<Result> run_gpu_busy_sampled(const GpuBusySamplerFactory& factory, const RunCallbacks& cb,
+                                         const std::function<std::vector<Result>(const RunCallbacks&)>& run);
+
 class BusySampledEngine final : public Engine {
  public:
   BusySampledEngine(std::unique_ptr<Engine> inner, GpuBusySamplerFactory factory);

@@ -389,3 +389,45 @@ TEST(BusySampledEngine, ForwardsTheMultiSuite) {
   EXPECT_EQ(items[0].key, "multi/cuda/all_reduce/fp32/1M");
   EXPECT_EQ(e.run_multi({}, {}).size(), 2u);
 }
+
+// The same sampling around a run that is not an Engine (the ONNX Runtime
+// engine runs in the front end's process: cli/cmd_ort.cpp).
+TEST(GpuBusySampledRun, RecordsEachRowOnAGpuProvider) {
+  std::atomic<bool> loaded{false};
+  int started = 0;
+  engine::RunCallbacks progress;
+  progress.on_start = [&started](const engine::ItemInfo&, std::size_t, std::size_t) { ++started; };
+  const auto factory = [&loaded] {
+    GpuBusySources s;
+    s.sources.push_back(std::make_unique<ScriptedSource>(loaded));
+    return std::make_unique<GpuBusySampler>(std::move(s), 20.0);
+  };
+  const auto results = engine::run_gpu_busy_sampled(factory, progress, [&](const engine::RunCallbacks& cb) {
+    std::vector<Result> out;
+    for (const auto& [key, device] : {std::pair<std::string, std::string>{"ort/linalg/matmul/fp16", "dml:1"},
+                                      {"ort/linalg/matmul/fp32", "cpu"}}) {
+      engine::ItemInfo item;
+      item.key = key;
+      cb.on_start(item, out.size(), 2);
+      loaded = device != "cpu";
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      loaded = false;
+      Result r = row(key, "check", device);
+      cb.on_result(r);
+      out.push_back(r);
+    }
+    return out;
+  });
+  EXPECT_EQ(started, 2);
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_TRUE(results[0].gpu_busy);
+  ASSERT_EQ(results[0].gpu_busy->devices.size(), 1u);
+  EXPECT_DOUBLE_EQ(results[0].gpu_busy->devices[0].median_percent, 80);
+  EXPECT_FALSE(results[1].gpu_busy);
+  // No factory: the run as it is.
+  const auto plain = engine::run_gpu_busy_sampled({}, {}, [](const engine::RunCallbacks&) {
+    return std::vector<Result>{row("ort/linalg/matmul/fp16", "check", "dml:1")};
+  });
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_FALSE(plain[0].gpu_busy);
+}
