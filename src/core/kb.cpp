@@ -18,13 +18,12 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <istream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/paths.hpp"
 #include "core/strings.hpp"
 
@@ -37,12 +36,10 @@ namespace {
 // ---------------------------------------------------------------- small helpers
 
 json read_json_file(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw KbError(fmt::format("cannot read kb file {}", path.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const auto text = read_file(path);
+  if (!text) throw KbError(fmt::format("cannot read kb file {}", path.string()));
   try {
-    return json::parse(ss.str());
+    return json::parse(*text);
   } catch (const json::parse_error& e) {
     throw KbError(
         fmt::format("kb file {} is not valid JSON at byte {}: {}", path.string(), e.byte, e.what()));

@@ -8,12 +8,11 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/json.hpp"
 #include "core/kb.hpp"
 #include "core/strings.hpp"
@@ -321,11 +320,9 @@ const std::vector<GpuPeakRow>& GpuPeakTable::rows() const { return impl_->rows; 
 
 GpuPeakTable GpuPeakTable::load(const std::string& kb_dir) {
   const auto path = std::filesystem::path(kb_dir) / "gpus.json";
-  std::ifstream in(path);
-  if (!in) throw KbError(fmt::format("cannot read kb file {}", path.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path.string());
+  const auto text = read_file(path);
+  if (!text) throw KbError(fmt::format("cannot read kb file {}", path.string()));
+  return parse(*text, path.string());
 }
 
 GpuPeakTable GpuPeakTable::parse(const std::string& text, const std::string& origin) {
