@@ -1154,119 +1154,11 @@ void environment_section(std::string& out, const Report& report) {
 }
 
 // ------------------------------------------------------------------ fixed parts
-
-const char* kStyle = R"css(
-:root{--ok:#2e7d32;--warn:#b26a00;--bad:#c62828;--crash:#6a1b9a;--fallback:#ad1457;--muted:#666;--line:#ddd;--bg:#fff;--fg:#1a1a1a;--card:#f7f7f8}
-*{box-sizing:border-box}
-body{margin:0 auto;max-width:1320px;padding:16px 24px 48px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-h1{font-size:24px;margin:8px 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
-code{font:12px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.meta{color:var(--muted);margin:2px 0}
-nav{position:sticky;top:0;background:var(--bg);padding:6px 0;border-bottom:1px solid var(--line);z-index:2}
-nav a{margin-right:14px;color:#1565c0;text-decoration:none}
-.verdict{border-left:6px solid var(--ok);background:var(--card);padding:8px 16px;margin-top:16px}
-.verdict h2{border:0;margin:4px 0}.verdict-text{font-size:17px;margin:4px 0 8px}
-.verdict.sev-warning{border-color:var(--warn)}.verdict.sev-critical{border-color:var(--bad)}.verdict.sev-info{border-color:#1565c0}
-.findings{padding-left:20px}.finding{margin:0 0 12px}.finding dl{margin:4px 0 0;display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}
-.finding dt{color:var(--muted)}.finding dd{margin:0}
-.badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;color:#fff;background:var(--muted)}
-.badge.sev-critical{background:var(--bad)}.badge.sev-warning{background:var(--warn)}.badge.sev-info{background:#1565c0}
-.badge.st-ok{background:var(--ok)}.badge.st-error,.badge.st-mismatch,.badge.st-off_device{background:var(--bad)}
-.badge.st-crashed,.badge.st-hung{background:var(--crash)}.badge.st-unavailable,.badge.st-skipped{background:var(--warn)}.badge.st-fallback{background:var(--fallback)}
-.empty{color:var(--muted);font-style:italic}.hint{color:var(--muted);font-size:13px}
-.scroll{overflow-x:auto}
-table.data,table.kv{border-collapse:collapse;margin:6px 0}
-table.data th,table.data td,table.kv th,table.kv td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}
-table.data th{background:var(--card)}table.kv th{background:var(--card);font-weight:600;white-space:nowrap}
-td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
-table.key-numbers{width:100%}table.key-numbers td:first-child{width:42%}table.key-numbers td:last-child{width:42%}
-td.st-ok{color:var(--ok)}td.st-error,td.st-mismatch,td.st-off_device{color:var(--bad)}td.st-crashed,td.st-hung{color:var(--crash)}
-td.st-unavailable,td.st-skipped{color:var(--warn)}td.st-fallback{color:var(--fallback)}
-table.matrix{border-collapse:separate;border-spacing:3px}
-table.matrix th{text-align:left;padding:2px 6px;font-weight:600}
-table.matrix td.cell{min-width:120px;max-width:260px;padding:4px 6px;border-radius:4px;vertical-align:top;background:#eef6ee;border:1px solid #cfe3cf}
-table.matrix td.cell.none{background:transparent;border:1px dashed #eee}
-table.matrix td.st-unavailable,table.matrix td.st-skipped{background:#fff6e5;border-color:#f0d9a8}
-table.matrix td.st-error,table.matrix td.st-mismatch,table.matrix td.st-off_device{background:#fdecec;border-color:#f2b8b8}
-table.matrix td.st-crashed,table.matrix td.st-hung{background:#f3e5f5;border-color:#d1a9d8}
-table.matrix td.st-fallback{background:#fce4ec;border-color:#f0b3c8}
-.cnt{font-weight:600;font-size:12px}.dots{display:flex;flex-wrap:wrap;gap:2px;margin:2px 0}
-.dot{display:inline-block;width:9px;height:9px;border-radius:2px;background:var(--ok)}
-.dot.st-error,.dot.st-mismatch,.dot.st-off_device{background:var(--bad)}.dot.st-crashed,.dot.st-hung{background:var(--crash)}
-.dot.st-unavailable{background:#e0a030}.dot.st-skipped{background:#bbb}.dot.st-fallback{background:var(--fallback)}
-.legend .dot{margin:0 3px 0 10px}
-details.why summary{cursor:pointer;font-size:12px;color:var(--bad)}details.why.soft summary{color:var(--warn)}
-details.why ul{margin:4px 0;padding-left:14px;font-size:12px;max-width:420px}
-ul.problems{padding-left:18px}ul.problems li{margin-bottom:8px}.msg{font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}
-details.numbers{margin:6px 0 14px}details.numbers>summary,details>summary{cursor:pointer;color:#1565c0}
-.chart{margin:8px 0;min-height:40px}
-.env-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:0 24px}
-pre.config{white-space:pre-wrap;font-size:12px;background:var(--card);padding:8px}
-footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:8px}
-footer pre{white-space:pre-wrap}
-#render-status{color:var(--muted);font-size:11px}
-@media print{nav{position:static}}
-)css";
-
-// Runs first: records script errors and rejected promises for the status element.
-const char* kStatusScript = R"js(
-window.__accelRender = {charts: 0, drawn: 0, errors: [], done: false};
-window.__accelWriteStatus = function () {
-  var el = document.getElementById('render-status');
-  if (el) el.textContent = JSON.stringify(window.__accelRender);
-};
-window.addEventListener('error', function (e) {
-  window.__accelRender.errors.push(String(e.message || 'error') + (e.filename ? ' (' + e.filename + ':' + e.lineno + ')' : ''));
-  window.__accelWriteStatus();
-});
-window.addEventListener('unhandledrejection', function (e) {
-  var r = e.reason;
-  window.__accelRender.errors.push('unhandled rejection: ' + String(r && r.message ? r.message : r));
-  window.__accelWriteStatus();
-});
-)js";
-
-// Runs last: embeds every chart, checks that each drew, writes the status.
-const char* kRenderScript = R"js(
-(function () {
-  var st = window.__accelRender;
-  var nodes = Array.prototype.slice.call(document.querySelectorAll('.chart[data-spec]'));
-  st.charts = nodes.length;
-  if (typeof vegaEmbed !== 'function') {
-    st.errors.push('vega-embed did not load');
-    st.done = true;
-    window.__accelWriteStatus();
-    return;
-  }
-  var jobs = nodes.map(function (el) {
-    var spec;
-    try {
-      spec = JSON.parse(document.getElementById(el.getAttribute('data-spec')).textContent);
-    } catch (e) {
-      st.errors.push(el.id + ': unreadable spec: ' + e.message);
-      return Promise.resolve();
-    }
-    return vegaEmbed(el, spec, {mode: 'vega-lite', renderer: 'svg', actions: false}).then(function (res) {
-      var svg = el.querySelector('svg');
-      var marks = svg ? svg.querySelectorAll('path, rect, line, circle, text').length : 0;
-      if (marks > 0) {
-        st.drawn += 1;
-        el.setAttribute('data-drawn', String(marks));
-      } else {
-        st.errors.push(el.id + ': the chart drew nothing');
-      }
-      res.view.addEventListener('error', function (e) { st.errors.push(el.id + ': ' + e); });
-    }, function (err) {
-      st.errors.push(el.id + ': ' + String(err && err.message ? err.message : err));
-      el.textContent = 'This chart could not be drawn: ' + String(err && err.message ? err.message : err);
-    });
-  });
-  Promise.all(jobs).then(function () {
-    st.done = true;
-    window.__accelWriteStatus();
-  });
-})();
-)js";
+// The page's style sheet and its two scripts are web/report.css,
+// web/report-status.js (runs first: records script errors and rejected
+// promises for the status element) and web/report-render.js (runs last:
+// embeds every chart, checks that each drew, writes the status), embedded at
+// build time like the charting code (web_assets.hpp).
 
 }  // namespace
 
@@ -1355,8 +1247,8 @@ std::string render_html(const Report& report, const HtmlOptions& options) {
   out += "<meta name=\"generator\" content=\"accel-doctor " + esc(report.context.tool.version) + "\">\n";
   out += "<title>accel-doctor report: " + esc(report_device(report)) +
          (report.context.started_at.empty() ? "" : " " + esc(report.context.started_at)) + "</title>\n";
-  out +=
-      "<style>" + std::string(kStyle) + "</style>\n<script>" + kStatusScript + "</script>\n</head>\n<body>\n";
+  out += "<style>\n" + std::string(web_assets::report_css()) + "</style>\n<script>\n" +
+         std::string(web_assets::report_status_js()) + "</script>\n</head>\n<body>\n";
   out += main;
   std::string versions(web_assets::versions());
   out += "<footer><p>Charts drawn in this page by ";
@@ -1389,7 +1281,7 @@ std::string render_html(const Report& report, const HtmlOptions& options) {
   out += "<script>" + std::string(web_assets::vega_js()) + "</script>\n";
   out += "<script>" + std::string(web_assets::vega_lite_js()) + "</script>\n";
   out += "<script>" + std::string(web_assets::vega_embed_js()) + "</script>\n";
-  out += "<script>" + std::string(kRenderScript) + "</script>\n</body>\n</html>\n";
+  out += "<script>\n" + std::string(web_assets::report_render_js()) + "</script>\n</body>\n</html>\n";
   return out;
 }
 
