@@ -20,7 +20,6 @@
 
 namespace accel {
 
-using peaks_detail::estimate;
 using peaks_detail::num;
 using peaks_detail::rate;
 using peaks_detail::unknown_peak;

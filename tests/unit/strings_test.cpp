@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "core/files.hpp"
 #include "core/strings.hpp"
@@ -26,23 +27,30 @@ TEST(Strings, TrimDropsLeadingAndTrailingWhiteSpaceOnly) {
   EXPECT_EQ(trim("x,"), "x,");
 }
 
-TEST(Strings, ContainsCi) {
-  EXPECT_TRUE(contains_ci("xxdirectml.DLLyy", "DirectML.dll"));
-  EXPECT_TRUE(contains_ci("AMD Radeon RX 6650 XT", "radeon"));
-  EXPECT_FALSE(contains_ci("DirectML", "DirectML.dll"));
-  EXPECT_FALSE(contains_ci("onnxruntime CPU provider only", "directml"));
-  EXPECT_TRUE(contains_ci("anything", ""));
-  EXPECT_TRUE(contains_ci("", ""));
-  // Embedded NUL bytes (a DLL's contents) are ordinary bytes.
-  EXPECT_TRUE(contains_ci(std::string_view("\0\0DIRECTML.DLL\0", 15), "DirectML.dll"));
-}
+struct CiCase {
+  std::string_view text, word;
+  bool contains, starts;
+};
 
-TEST(Strings, StartsWithCi) {
-  EXPECT_TRUE(starts_with_ci("LibOMP140.x86_64.dll", "libomp"));
-  EXPECT_TRUE(starts_with_ci("pid_12_luid", "PID_"));
-  EXPECT_FALSE(starts_with_ci("vcruntime140.dll", "libomp"));
-  EXPECT_FALSE(starts_with_ci("lib", "libomp"));
-  EXPECT_TRUE(starts_with_ci("x", ""));
+TEST(Strings, ContainsCiAndStartsWithCi) {
+  const CiCase cases[] = {
+      {"xxdirectml.DLLyy", "DirectML.dll", true, false},
+      {"AMD Radeon RX 6650 XT", "radeon", true, false},
+      {"DirectML", "DirectML.dll", false, false},
+      {"onnxruntime CPU provider only", "directml", false, false},
+      {"LibOMP140.x86_64.dll", "libomp", true, true},
+      {"pid_12_luid", "PID_", true, true},
+      {"vcruntime140.dll", "libomp", false, false},
+      {"lib", "libomp", false, false},
+      {"anything", "", true, true},
+      {"", "", true, true},
+      // Embedded NUL bytes (a DLL's contents) are ordinary bytes.
+      {std::string_view("\0\0DIRECTML.DLL\0", 15), "DirectML.dll", true, false},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(contains_ci(c.text, c.word), c.contains) << c.text << " / " << c.word;
+    EXPECT_EQ(starts_with_ci(c.text, c.word), c.starts) << c.text << " / " << c.word;
+  }
 }
 
 TEST(Files, ReadFileReturnsTheExactBytes) {

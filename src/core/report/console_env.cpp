@@ -19,13 +19,9 @@ namespace accel {
 
 using console_detail::bold;
 using console_detail::dim;
-using console_detail::display_width;
-using console_detail::fit;
 using console_detail::line;
 using console_detail::opt_or_missing;
 using console_detail::or_missing;
-using console_detail::pad;
-using console_detail::rpad;
 using console_detail::wrap_lines;
 
 namespace {
