@@ -7,11 +7,10 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/stats.hpp"
 
 namespace accel {
@@ -220,15 +219,13 @@ Report read_report_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     throw ReportError(fmt::format("cannot read report '{}': it is a directory, not a report file", path));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const auto text = read_file(path);
+  if (!text) {
     const int err = errno;
     throw ReportError(
         fmt::format("cannot read report '{}': {}", path, err ? std::strerror(err) : "open failed"));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_report(ss.str(), fmt::format("report '{}'", path));
+  return parse_report(*text, fmt::format("report '{}'", path));
 }
 
 }  // namespace accel

@@ -1,10 +1,10 @@
 #include "core/idx.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "core/files.hpp"
 
 namespace accel {
 
@@ -97,12 +97,9 @@ IdxArray parse_idx(const std::string& bytes, std::uint32_t expected_magic, const
 }
 
 IdxArray read_idx_file(const std::string& path, std::uint32_t expected_magic) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IdxError(fmt::format("{}: cannot be read", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw IdxError(fmt::format("{}: read error", path));
-  return parse_idx(ss.str(), expected_magic, path);
+  const auto bytes = read_file(path);  // nullopt: cannot be opened, or a read error part way
+  if (!bytes) throw IdxError(fmt::format("{}: cannot be read", path));
+  return parse_idx(*bytes, expected_magic, path);
 }
 
 std::string write_idx(std::uint32_t magic, const std::vector<std::uint32_t>& dims,

@@ -13,8 +13,7 @@ std::string gfx_of(std::string_view s) {
   static const RE2 re(R"((?i)^(?:amdgcn-amd-amdhsa--)?(gfx[0-9]{2,4}[0-9a-f]?)(?::[a-z0-9+-]+)*$)");
   std::string g;
   if (!RE2::FullMatch(sp(trim(s)), re, &g)) return {};
-  for (auto& c : g) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return g;
+  return lower(g);
 }
 
 }  // namespace

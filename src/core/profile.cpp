@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/kb.hpp"
 
 namespace accel {
@@ -178,13 +178,11 @@ ImplementationTable& ImplementationTable::operator=(ImplementationTable&&) noexc
 
 ImplementationTable ImplementationTable::load(const std::string& kb_dir) {
   const auto path = std::filesystem::path(kb_dir) / "kernels.json";
-  std::ifstream in(path);
-  if (!in) throw KbError(fmt::format("cannot read kb file {}", path.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const auto text = read_file(path);
+  if (!text) throw KbError(fmt::format("cannot read kb file {}", path.string()));
   json j;
   try {
-    j = json::parse(ss.str());
+    j = json::parse(*text);
   } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw KbError(fmt::format("kb file {} is not valid JSON: {}", path.string(), e.what()));
   }

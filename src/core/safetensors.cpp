@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/json.hpp"
 
 namespace accel {
@@ -154,18 +154,16 @@ std::vector<std::string> validate_safetensors_checkpoint(const std::string& dir)
                     dir));
   }
   auto read_json_object = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
+    const auto text = read_file(p);
+    if (!text) {
       throw SafetensorsError(
           fmt::format("{}: cannot read: {} (a Hugging Face checkpoint folder holds "
                       "config.json and *.safetensors)",
                       p.string(), std::strerror(errno)));
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
     json j;
     try {
-      j = json::parse(ss.str());
+      j = json::parse(*text);
     } catch (const json::parse_error& e) {
       throw SafetensorsError(fmt::format("{}: not valid JSON at byte {}: {}", p.string(), e.byte, e.what()));
     } catch (const json::exception& e) {  // out_of_range: a number too large

@@ -18,8 +18,31 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+namespace {
+
+char lower_char(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+/// Whether `s` at `at` holds `word`, ignoring ASCII case; `at + word.size()`
+/// must not pass the end of `s`.
+bool equal_ci_at(std::string_view s, std::size_t at, std::string_view word) {
+  for (std::size_t k = 0; k < word.size(); ++k) {
+    if (lower_char(s[at + k]) != lower_char(word[k])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool contains_ci(std::string_view haystack, std::string_view needle) {
-  return lower(haystack).find(lower(needle)) != std::string::npos;
+  if (needle.size() > haystack.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    if (equal_ci_at(haystack, i, needle)) return true;
+  }
+  return false;
+}
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  return prefix.size() <= s.size() && equal_ci_at(s, 0, prefix);
 }
 
 std::vector<int> parse_version(std::string_view v) {

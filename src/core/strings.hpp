@@ -14,8 +14,13 @@ std::string lower(std::string_view s);
 /// `s` without leading and trailing white space (std::isspace).
 std::string trim(std::string_view s);
 
-/// True when `haystack` contains `needle`, ignoring ASCII case.
+/// True when `haystack` contains `needle`, ignoring ASCII case (an empty
+/// needle is contained in everything). Allocates nothing: it serves
+/// multi-megabyte inputs (a DLL's bytes) too.
 bool contains_ci(std::string_view haystack, std::string_view needle);
+
+/// True when `s` begins with `prefix`, ignoring ASCII case.
+bool starts_with_ci(std::string_view s, std::string_view prefix);
 
 /// The leading dotted numbers of a version: "2.8.0+cu128" -> {2, 8, 0},
 /// "12.8" -> {12, 8}; parsing stops at the first other character ("" -> {}).

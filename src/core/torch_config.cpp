@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/strings.hpp"
+
 namespace accel {
 
 namespace {
-std::string trim(std::string s) {
+/// Not accel::trim: it also drops trailing commas (the tokens of torch's
+/// build-settings text are comma-separated).
+std::string trim_token(std::string s) {
   const auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return {};
   const auto e = s.find_last_not_of(" \t\r\n,");
@@ -30,11 +34,11 @@ void parse_build_settings(const std::string& line, std::map<std::string, std::st
     if (sep == std::string::npos) sep = line.size();
     const std::string token = line.substr(pos, sep - pos);
     std::string key, value;
-    if (RE2::FullMatch(trim(token), kKeyValue, &key, &value)) {
+    if (RE2::FullMatch(trim_token(token), kKeyValue, &key, &value)) {
       current = key;
-      out[current] = trim(value);
-    } else if (!current.empty() && !trim(token).empty()) {
-      out[current] += ", " + trim(token);
+      out[current] = trim_token(value);
+    } else if (!current.empty() && !trim_token(token).empty()) {
+      out[current] += ", " + trim_token(token);
     }
     pos = sep + 2;
   }
@@ -55,16 +59,16 @@ ParsedTorchConfig parse_torch_config(const std::string& text) {
   static const RE2 kGfx(R"((gfx[0-9a-f]+))");
   std::string v;
   while (std::getline(in, raw)) {
-    const std::string line = trim(raw);
+    const std::string line = trim_token(raw);
     if (line.empty()) continue;
     if (RE2::PartialMatch(line, kCuda, &v)) c.cuda_runtime = v;
     if (RE2::PartialMatch(line, kCudnn, &v)) c.cudnn = v;
     if (RE2::PartialMatch(line, kHip, &v)) c.hip_runtime = v;
     if (RE2::PartialMatch(line, kMiopen, &v)) c.miopen = v;
-    if (RE2::PartialMatch(line, kCpuCap, &v)) c.cpu_capability = trim(v);
+    if (RE2::PartialMatch(line, kCpuCap, &v)) c.cpu_capability = trim_token(v);
     if (RE2::PartialMatch(line, kGcc, &v)) c.compiler = v;
     if (line.find("OpenMP") != std::string::npos && c.openmp.empty()) {
-      c.openmp = trim(line.substr(line.find("OpenMP")));
+      c.openmp = trim_token(line.substr(line.find("OpenMP")));
     }
     if (line.find("Math Kernel Library") != std::string::npos) c.mkl = line.substr(2);
     if (line.find("MKL-DNN") != std::string::npos || line.find("oneDNN") != std::string::npos) {
@@ -151,8 +155,7 @@ void name_static_blas(BlasInfo& blas, const std::map<std::string, std::string>& 
   if (blas.name != "unknown") return;
   const auto it = build.find("BLAS_INFO");
   if (it == build.end() || it->second.empty()) return;
-  std::string v;
-  for (char c : it->second) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = lower(it->second);
   static const std::map<std::string, std::string> kNames{
       {"mkl", "mkl"},     {"open", "openblas"},    {"openblas", "openblas"},
       {"blis", "blis"},   {"flexi", "flexiblas"},  {"accelerate", "accelerate"},

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.hpp"
 #include "platform/subprocess.hpp"
 
 namespace accel::engine {
@@ -16,8 +17,7 @@ std::vector<std::string> python_engine_command(const std::string& python) {
 }
 
 std::string plugin_for_device(const std::string& device) {
-  std::string type = device.substr(0, device.find(':'));
-  for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string type = lower(device.substr(0, device.find(':')));
   return type == "dml" || type == "directml" ? "torch_directml" : "";
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/strings.hpp"
 #include "platform/detail.hpp"
 #include "platform/gpu_busy.hpp"
 #include "platform/windows_facts.hpp"
@@ -16,10 +17,7 @@ namespace accel::platform::detail {
 namespace {
 
 bool eat(std::string_view& s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
-  }
+  if (!starts_with_ci(s, prefix)) return false;
   s.remove_prefix(prefix.size());
   return true;
 }

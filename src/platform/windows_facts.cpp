@@ -8,16 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.hpp"
+
 namespace accel::platform::detail {
-
-namespace {
-
-std::string lower_ascii(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
 
 std::string format_luid(std::int32_t high_part, std::uint32_t low_part) {
   return fmt::format("0x{:08x}:0x{:08x}", static_cast<std::uint32_t>(high_part), low_part);
@@ -73,7 +66,7 @@ AdapterIntegration adapter_integration(std::optional<bool> dxcore_integrated, st
 }
 
 std::string power_scheme_name(const std::string& guid) {
-  const std::string g = lower_ascii(guid);
+  const std::string g = lower(guid);
   // powercfg /list on a clean install; GUID_MAX_POWER_SAVINGS, GUID_MIN_POWER_SAVINGS,
   // GUID_TYPICAL_POWER_SAVINGS in winnt.h; Ultimate Performance from powercfg -duplicatescheme.
   if (g == "381b4222-f694-41f0-9685-ff5bb260df2e") return "Balanced";
@@ -84,11 +77,11 @@ std::string power_scheme_name(const std::string& guid) {
 }
 
 bool is_power_saver_scheme(const std::string& guid) {
-  return lower_ascii(guid) == "a1841308-3541-4fab-bc81-f71556f20b4a";
+  return lower(guid) == "a1841308-3541-4fab-bc81-f71556f20b4a";
 }
 
 std::string power_mode_name(const std::string& overlay_guid) {
-  const std::string g = lower_ascii(overlay_guid);
+  const std::string g = lower(overlay_guid);
   // The overlay schemes of the Windows 10/11 power slider (Power mode).
   if (g == "961cc777-2547-4f9d-8174-7d86181b8a7a") return "best power efficiency";
   if (g == "00000000-0000-0000-0000-000000000000") return "balanced";
@@ -133,7 +126,7 @@ std::optional<bool> hardware_gpu_scheduling(std::uint32_t hw_sch_mode) {
 }
 
 std::string gpu_preference_name(const std::string& registry_value) {
-  const std::string v = lower_ascii(registry_value);
+  const std::string v = lower(registry_value);
   const std::string key = "gpupreference=";
   const auto at = v.find(key);
   if (at == std::string::npos || at + key.size() >= v.size()) return "";
@@ -151,7 +144,7 @@ std::string gpu_preference_name(const std::string& registry_value) {
 
 bool is_python_executable(const std::string& path) {
   const auto slash = path.find_last_of("\\/");
-  const std::string file = lower_ascii(slash == std::string::npos ? path : path.substr(slash + 1));
+  const std::string file = lower(slash == std::string::npos ? path : path.substr(slash + 1));
   if (file == "pythonw.exe") return true;
   if (file.rfind("python", 0) != 0 || file.size() < 10 || file.compare(file.size() - 4, 4, ".exe") != 0)
     return false;
@@ -170,7 +163,7 @@ std::vector<std::string> split_windows_path_list(const std::string& value) {
     while (!e.empty() && (e.front() == ' ' || e.front() == '"')) e.erase(e.begin());
     while (!e.empty() && (e.back() == ' ' || e.back() == '"')) e.pop_back();
     while (e.size() > 3 && (e.back() == '\\' || e.back() == '/')) e.pop_back();
-    if (!e.empty() && seen.insert(lower_ascii(e)).second) out.push_back(e);
+    if (!e.empty() && seen.insert(lower(e)).second) out.push_back(e);
     start = end + 1;
   }
   return out;
@@ -183,7 +176,7 @@ std::string wddm_version_name(std::uint32_t kmd_model_version) {
 
 std::string python_version_tag(const std::vector<std::string>& file_names) {
   for (const auto& n : file_names) {
-    const std::string f = lower_ascii(n);
+    const std::string f = lower(n);
     // python3XY.dll (python312.dll); python3.dll is the stable-ABI forwarder.
     if (f.size() < 13 || f.rfind("python3", 0) != 0 || f.compare(f.size() - 4, 4, ".dll") != 0) continue;
     const std::string digits = f.substr(6, f.size() - 10);
@@ -200,8 +193,7 @@ std::vector<std::string> site_packages_candidates(const std::string& python_exe,
   const auto slash = python_exe.find_last_of("\\/");
   const std::string dir = slash == std::string::npos ? std::string(".") : python_exe.substr(0, slash);
   const auto parent_slash = dir.find_last_of("\\/");
-  const std::string last =
-      lower_ascii(parent_slash == std::string::npos ? dir : dir.substr(parent_slash + 1));
+  const std::string last = lower(parent_slash == std::string::npos ? dir : dir.substr(parent_slash + 1));
   if (last == "scripts" && parent_slash != std::string::npos) {
     out.push_back(dir.substr(0, parent_slash) + "\\Lib\\site-packages");  // a venv
   }
@@ -258,16 +250,7 @@ TorchVersionPy parse_torch_version_py(std::string_view text) {
 }
 
 bool bytes_mention_ascii_ci(std::string_view bytes, std::string_view needle) {
-  if (needle.empty() || bytes.size() < needle.size()) return false;
-  const auto low = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
-  const char first = low(needle.front());
-  for (std::size_t i = 0; i + needle.size() <= bytes.size(); ++i) {
-    if (low(bytes[i]) != first) continue;
-    std::size_t k = 1;
-    while (k < needle.size() && low(bytes[i + k]) == low(needle[k])) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
+  return !needle.empty() && contains_ci(bytes, needle);
 }
 
 }  // namespace accel::platform::detail

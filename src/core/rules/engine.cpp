@@ -1,12 +1,11 @@
 // The rules engine: runs every rule, ranks the findings, writes the verdict.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "core/files.hpp"
 #include "core/rules/context.hpp"
 #include "core/rules/rules.hpp"
 #include "core/units.hpp"
@@ -90,11 +89,9 @@ RuleData RuleData::load(const std::string& kb_dir) {
   const std::filesystem::path path = std::filesystem::path(kb_dir) / "rules.json";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return RuleData{};
-  std::ifstream in(path);
-  if (!in) throw RuleDataError(fmt::format("cannot read {}", path.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path.string());
+  const auto text = read_file(path);
+  if (!text) throw RuleDataError(fmt::format("cannot read {}", path.string()));
+  return parse(*text, path.string());
 }
 
 // ---------------------------------------------------------------- ranking

@@ -10,6 +10,7 @@
 #include "core/adapter_join.hpp"
 #include "core/kb.hpp"
 #include "core/rules/context.hpp"
+#include "core/strings.hpp"
 
 namespace accel::rules {
 
@@ -255,7 +256,7 @@ void rule_hsa_override_windows(const Ctx& c, std::vector<Finding>& out) {
 void rule_runtime_missing(const Ctx& c, std::vector<Finding>& out) {
   const auto& w = *c.env.windows;
   std::vector<std::string> vc, omp;
-  for (const auto& r : w.runtimes_missing) (lower(r).rfind("libomp", 0) == 0 ? omp : vc).push_back(r);
+  for (const auto& r : w.runtimes_missing) (starts_with_ci(r, "libomp") ? omp : vc).push_back(r);
   if (!vc.empty()) {
     out.push_back(make_finding(
         "windows.vc_runtime_missing", "warning", 75,

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <sstream>
 
+#include "core/files.hpp"
 #include "core/machine_context.hpp"
 #include "engines/torch/checks/run_check.hpp"
 #include "engines/torch/host.hpp"
@@ -94,12 +94,8 @@ void merge_traces(const std::string& trace_path) {
     std::vector<std::string> names;
     for (const auto& f : files) names.push_back(f.stem().string());
     std::ofstream out(trace_path, std::ios::binary);
-    merge_chrome_traces(out, names, [&](std::size_t i) {
-      std::ifstream in(files[i], std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      return ss.str();
-    });
+    merge_chrome_traces(out, names,
+                        [&](std::size_t i) { return read_file(files[i]).value_or(std::string()); });
   }
   // Not fs::remove_all: the PyPI torch wheels export their own copy of
   // std::filesystem::remove_all from libtorch.so, which calls into this

@@ -4,11 +4,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "platform/process.hpp"
 
 namespace accel::engine {
@@ -128,13 +127,11 @@ Capture profile_call(const c10::Device& device, const std::function<void()>& fn,
     // torch without Kineto cannot write a trace; use the event list below.
   }
   if (saved) {
-    std::ifstream in(path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    const std::string text = read_file(path).value_or(std::string());
     std::remove(path.c_str());
     try {
-      cap.events = parse_chrome_trace(ss.str());
-      if (keep_trace) cap.trace_json = ss.str();
+      cap.events = parse_chrome_trace(text);
+      if (keep_trace) cap.trace_json = text;
       return cap;
     } catch (const std::exception&) {
       // fall through to the in-memory list

@@ -11,21 +11,12 @@
 
 #include "core/peaks.hpp"
 #include "core/report/digest.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace accel::vulkan {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool contains_ci(const std::string& haystack, const std::string& needle) {
-  return lower(haystack).find(lower(needle)) != std::string::npos;
-}
 
 constexpr std::uint64_t kMiB = 1ull << 20;
 

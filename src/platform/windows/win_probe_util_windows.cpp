@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.hpp"
 #include "platform/windows_facts.hpp"
 
 namespace accel::platform::win {
@@ -115,9 +116,7 @@ std::vector<WindowsFile> find_copies(HMODULE version_dll, const std::string& nam
   std::vector<WindowsFile> out;
   std::set<std::string> seen;
   for (const auto& f : folders) {
-    std::string key = f.path;
-    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!seen.insert(key).second) continue;
+    if (!seen.insert(lower(f.path)).second) continue;
     const std::wstring full = widen(f.path + "\\" + name);
     if (!is_file(full)) continue;
     out.push_back({name, f.path + "\\" + name, f.where, file_version(version_dll, full)});

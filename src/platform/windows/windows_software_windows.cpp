@@ -13,16 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.hpp"
 #include "platform/windows_facts.hpp"
 
 namespace accel::platform::win {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 /// File names in a folder (FindFirstFileW), at most `limit`.
 std::vector<std::string> list_names(const std::string& dir, std::size_t limit = 512) {

@@ -1,14 +1,13 @@
 #include "engines/torch/llm/weights.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/safetensors.hpp"
 #include "platform/mapped_file.hpp"
 
@@ -28,12 +27,10 @@ at::ScalarType scalar_type(const std::string& dtype) {
 }
 
 json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw CheckpointError(fmt::format("cannot read {}", p.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const auto text = read_file(p);
+  if (!text) throw CheckpointError(fmt::format("cannot read {}", p.string()));
   try {
-    return json::parse(ss.str());
+    return json::parse(*text);
   } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     throw CheckpointError(fmt::format("{} is not valid JSON: {}", p.string(), e.what()));
   }

@@ -1,0 +1,25 @@
+// Internal to the hardware peaks (core/peaks*.cpp), not a public header: the
+// helpers their parts share. The parts:
+//   peaks.cpp        dtypes, these helpers, the convenience functions
+//   peaks_table.cpp  kb/gpus.json rows (GpuPeakTable) and their datasheet peaks
+//   peaks_gpu.cpp    GPU estimates from device properties (NVIDIA, AMD, Intel)
+//   peaks_cpu.cpp    the CPU estimate
+// Formulas and their sources: docs/roofline.md.
+#pragma once
+
+#include <string>
+
+#include "core/peaks.hpp"
+
+namespace accel::peaks_detail {
+
+/// A number as it reads in a formula: "1980", "66.9", "0.256".
+std::string num(double v);
+/// A result with its unit; TFLOP/s below 1 reads better in GFLOP/s.
+std::string rate(double value, const std::string& unit);
+/// A peak of `unit` whose value is unknown, and why.
+Peak unknown_peak(std::string unit, std::string why);
+/// The estimate's common tail: "units x ... x clock = result".
+Peak estimate(double value, const std::string& unit, const std::string& formula, double clock_mhz);
+
+}  // namespace accel::peaks_detail
