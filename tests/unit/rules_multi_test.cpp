@@ -100,6 +100,7 @@ TEST(RulesMulti, SilentOnRecordedPerRankReportsMerged) {
 }
 
 TEST(RulesMulti, AcsIommuShmAndNarrowLink) {
+  ACCEL_SKIP_ON_WINDOWS("the topology is probed from a recorded sysfs tree (Linux probes)");
   Report r = load_report("h200-healthy.json");
   r.context.environment.topology = topology_of("dual-gpu-acs-x4");
   const auto fs = run_rules(r);
@@ -118,6 +119,7 @@ TEST(RulesMulti, AcsIommuShmAndNarrowLink) {
 }
 
 TEST(RulesMulti, P2pBlockedIsCriticalWhenACollectiveHung) {
+  ACCEL_SKIP_ON_WINDOWS("the topology is probed from a recorded sysfs tree (Linux probes)");
   Report r = load_report("h200-healthy.json");
   r.context.environment.topology = topology_of("dual-gpu-acs-x4");
   Result c = row("multi/nccl/all_reduce/fp32/1MiB/n2", "collective", "all_reduce");
@@ -209,6 +211,8 @@ TEST(RulesMulti, SlowLink) {
 }
 
 TEST(RulesMulti, LowBusbwAgainstTheLinkBound) {
+  ACCEL_SKIP_ON_WINDOWS(
+      "the link bound comes from a topology probed from a recorded sysfs tree (Linux probes)");
   Report r = healthy_multi_report();
   Result c = row("multi/nccl/all_reduce/fp32/1GiB/n2", "collective", "all_reduce");
   c.evidence["backend"] = "nccl";
@@ -222,6 +226,8 @@ TEST(RulesMulti, LowBusbwAgainstTheLinkBound) {
 }
 
 TEST(RulesMulti, PeerCopySlowAndPeerAccessRefused) {
+  ACCEL_SKIP_ON_WINDOWS(
+      "the link bound comes from a topology probed from a recorded sysfs tree (Linux probes)");
   Report r = healthy_multi_report();
   Result p = row("multi/cuda/p2p_copy/d0-d1/peer/256MiB", "peer", "p2p_copy_peer");
   p.metrics["gbps"] = 12;
