@@ -81,6 +81,33 @@ TEST(AdapterJoin, VulkanDevicesByPciAndLuid) {
   EXPECT_NE(indices_text(j[1]).find("Vulkan 3"), std::string::npos);
 }
 
+// ONNX Runtime's EP devices join by LUID (the index is their place in
+// GetEpDevices' list); a DirectML device whose LUID the DirectML join set
+// joins by it, whatever its torch-directml index says.
+TEST(AdapterJoin, OnnxRuntimeEpDevicesAndDirectmlLuids) {
+  Report r = windows_fixture("windows-dml-igpu-measured.json");
+  Environment& env = r.context.environment;
+  OnnxRuntimeInfo ort;
+  OrtEpDevice cpu, gpu;
+  cpu.type = "cpu";
+  gpu.type = "gpu";
+  gpu.ep_name = "DmlExecutionProvider";
+  gpu.luid = env.windows->adapters.at(1).luid;
+  ort.ep_devices = {cpu, gpu};
+  env.onnxruntime = ort;
+  for (auto& d : env.devices) {
+    if (d.id == "privateuseone:0") d.luid = env.windows->adapters.at(1).luid;  // the join said: adapter 1
+    if (d.id == "privateuseone:1") d.luid = env.windows->adapters.at(0).luid;
+  }
+  const auto a = join_adapter_indices(env, r.results);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_FALSE(a[0].onnxruntime_index.has_value());
+  EXPECT_EQ(a[1].onnxruntime_index, 1);
+  EXPECT_EQ(a[1].torch.at(0), "privateuseone:0");
+  EXPECT_EQ(a[0].torch.at(0), "privateuseone:1");
+  EXPECT_NE(indices_text(a[1]).find("ONNX Runtime 1"), std::string::npos) << indices_text(a[1]);
+}
+
 TEST(AdapterJoin, ShownByEnvMarkdownAndHtml) {
   const Report r = windows_fixture("windows-dml-igpu-measured.json");
   ConsoleStyle style;

@@ -94,3 +94,16 @@ TEST(RulesOrt, NewDirectMlInSystem32IsFine) {
 }
 
 }  // namespace
+
+namespace {
+// A copy the Windows probes listed is judged by windows.directml_too_old_for_onnxruntime
+// (per ONNX Runtime release); this rule then stays silent: one problem, one finding.
+TEST(RulesOrt, LeavesACopyTheWindowsProbesListedToTheWindowsRule) {
+  Report r = load_report("ort-dml-igpu-problems.json");
+  auto& w = *r.context.environment.windows;
+  WindowsFile listed;
+  listed.path = r.context.environment.onnxruntime->library;
+  w.onnxruntime.push_back(listed);
+  EXPECT_FALSE(has(run_rules(r), "ort_directml_dll_old"));
+}
+}  // namespace
