@@ -44,10 +44,15 @@ setup:
 setup-test:
 	scripts/setup.sh test
 
+# -g1 (line tables: file:line in backtraces and addr2line, no variable info)
+# instead of CMake's -g: a quarter to a third less compile time (rules_perf.cpp
+# 15.7 -> 11.8 CPU-s, redact.cpp 7.4 -> 4.9; g++ 12, 2026-12-02).
+RELWITHDEBINFO_FLAGS ?= -O2 -g1 -DNDEBUG
 configure:
 	@if [ ! -f $(BUILD)/build.ninja ] && [ ! -f $(BUILD)/Makefile ]; then \
 	  gen=""; command -v ninja >/dev/null && gen="-G Ninja"; \
-	  cmake -S . -B $(BUILD) $$gen -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS); \
+	  cmake -S . -B $(BUILD) $$gen -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$(RELWITHDEBINFO_FLAGS)" $(CMAKE_FLAGS); \
 	fi
 
 build: configure

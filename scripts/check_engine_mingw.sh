@@ -23,9 +23,19 @@ STAGE=$(mktemp -d); trap 'rm -rf "$STAGE"' EXIT
 for d in ATen c10 torch caffe2 gflags glog nlohmann fmt; do
   [ -e "$TORCH_INC/$d" ] && ln -s "$TORCH_INC/$d" "$STAGE/$d"
 done
-mapfile -t files < <(find src/engines/torch src/engine_api -name '*.cpp' -not -path '*/backend/cuda/*' | sort)
-export CXX STAGE
+# The engine's files only: src/engine_api (torch-free) is built and tested for
+# Windows in the Windows stage (scripts/test_windows.sh).
+mapfile -t files < <(find src/engines/torch -name '*.cpp' -not -path '*/backend/cuda/*' | sort)
+FLAGS="-std=c++17 -DNDEBUG -DFMT_HEADER_ONLY -Isrc -I$STAGE -I$STAGE/torch/csrc/api/include"
+# <ATen/ATen.h> precompiled once, as the native build does (CMakeLists.txt):
+# each file's check then takes 5 CPU-s instead of 12 (2026-12-02).
+mkdir -p "$STAGE/pch"
+echo '#include <ATen/ATen.h>' > "$STAGE/pch/engine_pch.h"
+export CXX STAGE FLAGS
 start=$(date +%s)
+# shellcheck disable=SC2086
+"$CXX" $FLAGS -x c++-header "$STAGE/pch/engine_pch.h" -o "$STAGE/pch/engine_pch.h.gch" 2>"$STAGE/pch.err" \
+  || { echo "check_engine_mingw: <ATen/ATen.h> does not compile with mingw-w64:"; head -20 "$STAGE/pch.err"; exit 1; }
 printf '%s\n' "${files[@]}" | xargs -P "${JOBS:-2}" -I{} sh -c \
-  '"$CXX" -std=c++17 -fsyntax-only -DNDEBUG -DFMT_HEADER_ONLY -Isrc -I"$STAGE" -I"$STAGE/torch/csrc/api/include" "{}" 2>"$STAGE/$(echo {} | tr / _).err" || { echo "FAIL {}"; head -20 "$STAGE/$(echo {} | tr / _).err"; exit 255; }'
+  '"$CXX" $FLAGS -fsyntax-only -Winvalid-pch -include "$STAGE/pch/engine_pch.h" "{}" 2>"$STAGE/$(echo {} | tr / _).err" || { echo "FAIL {}"; head -20 "$STAGE/$(echo {} | tr / _).err"; exit 255; }'
 echo "check_engine_mingw: ${#files[@]} engine files compile for Windows (mingw-w64, syntax only) in $(( $(date +%s) - start )) s"

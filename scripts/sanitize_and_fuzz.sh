@@ -29,7 +29,12 @@ for tool in clang clang++; do
 done
 if [ ! -f "$BUILD/build.ninja" ] && [ ! -f "$BUILD/Makefile" ]; then
   gen=""; command -v ninja >/dev/null && gen="-G Ninja"
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD" $gen -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACCEL_FUZZ=ON > "$BUILD.configure.log" 2>&1 \
+  # -O1 -gline-tables-only: what the sanitizers' own documentation suggests
+  # (stack traces keep file:line); it compiles 4-17% faster than -O2 -g
+  # (rules_perf.cpp 31.5 -> 26.1 CPU-s, html_charts.cpp 20.3 -> 19.5; 2026-12-02).
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" $gen -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DACCEL_FUZZ=ON > "$BUILD.configure.log" 2>&1 \
     || { cat "$BUILD.configure.log" >&2; echo "sanitize_and_fuzz: configure failed" >&2; exit 2; }
 fi
 targets=(unit_tests); for t in $TARGETS; do targets+=("fuzz_$t"); done

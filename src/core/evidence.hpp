@@ -611,88 +611,42 @@ std::string now_rfc3339();
 void to_json(json& j, const Status& v);
 void from_json(const json& j, Status& v);
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, samples_us, median_us, iqr_us, min_us, max_us, warmup,
-                                                inner, method, noisy, budget_exhausted, burst_us)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorInfo, message, cause_id, cause, fix, reference)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Work, flops, bytes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Accuracy, method, rel_error, tolerance, detail)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Roofline, intensity_flop_per_byte, peak_tflops, peak_source,
-                                                bandwidth_gbps, bandwidth_source, bound_tflops,
-                                                achieved_tflops, achieved_gbps, percent_of_bound, above_peak)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FallbackOp, op, cause_id, calls, time_us)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileEvidence, where, detail, kernel_count, kernel_time_us,
-                                                kernels, h2d_count, h2d_bytes, d2h_count, d2h_bytes,
-                                                d2d_count, memcpy_time_us, memset_count, sync_count,
-                                                fallback_cost_us, implementation, ops, fallback_ops, call_us)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuEngineBusy, engine, median_percent, max_percent)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuBusyDevice, id, name, source, samples, median_percent,
-                                                max_percent, engines, percent)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuBusy, period_ms, window_ms, devices, not_measured)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Result, key, kind, name, category, dtype, shape, device,
-                                                status, reason, timing, cpu_timing, speedup, work, metrics,
-                                                accuracy, roofline, profile, warnings, error, evidence,
-                                                wall_ms, phase_ms, gpu_busy)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, os, kernel, hostname, arch, cpu_model,
-                                                logical_cores, physical_cores, cpu_max_mhz, cpu_clock_source,
-                                                simd, memory_total_bytes, memory_available_bytes,
-                                                cpu_governor, affinity_cpus, affinity_list, cpu_quota_cpus,
-                                                memory_limit_bytes, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasInfo, name, library, version, evidence, not_collected)
+ACCEL_JSON_DECLARE(Timing)
+ACCEL_JSON_DECLARE(ErrorInfo)
+ACCEL_JSON_DECLARE(Work)
+ACCEL_JSON_DECLARE(Accuracy)
+ACCEL_JSON_DECLARE(Roofline)
+ACCEL_JSON_DECLARE(FallbackOp)
+ACCEL_JSON_DECLARE(ProfileEvidence)
+ACCEL_JSON_DECLARE(GpuEngineBusy)
+ACCEL_JSON_DECLARE(GpuBusyDevice)
+ACCEL_JSON_DECLARE(GpuBusy)
+ACCEL_JSON_DECLARE(Result)
+ACCEL_JSON_DECLARE(HostInfo)
+ACCEL_JSON_DECLARE(BlasInfo)
 NLOHMANN_JSON_SERIALIZE_ENUM(EngineHostKind,
                              {{EngineHostKind::native, "native"}, {EngineHostKind::python, "python"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginModule, module, version, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EngineHost, kind, python_executable, python_version,
-                                                torch_python_version, plugins, command, not_found)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TorchInfo, version, source, backend, cxx11_abi, config, build,
-                                                cuda_version, hip_version, cudnn_version, miopen_version,
-                                                openmp, cpu_capability, arch_list, intra_op_threads,
-                                                inter_op_threads, features, host, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, id, index, type, name, vendor, arch,
-                                                total_memory_bytes, multiprocessors, integrated,
-                                                arch_in_build, pci_bus_id, backend, plugin,
-                                                announces_cpu_fallback, luid, dxgi_index, adapter_join,
-                                                not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PcieLink, current_speed, max_speed, current_width, max_width)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuHardware, pci_address, vendor_id, device_id, vendor, name,
-                                                driver, integrated, integrated_basis, boot_vga, link,
-                                                vram_bytes, gfx_target, compute_capability, vendor_info,
-                                                not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverInfo, nvidia_driver, cuda_driver_api, cuda_init_error,
-                                                rocm_version, amdgpu_driver, device_nodes, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EnvVar, name, value, effect)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceChoice, requested, chosen, reason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsFile, name, path, where, version)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsAdapter, dxgi_index, high_performance_index, name,
-                                                vendor_id, device_id, vendor, luid,
-                                                dedicated_video_memory_bytes, dedicated_system_memory_bytes,
-                                                shared_system_memory_bytes, software, driver_version,
-                                                integrated, integrated_basis, hardware, wddm_version,
-                                                not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsPython, path, found_by, site_packages, torch_version,
-                                                torch_hip_version, torch_cuda_version, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WindowsProcessQos, pid, path, ecoqos, why)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    WindowsInfo, os_build, adapters, hardware_gpu_scheduling, tdr_delay_s, tdr_delay_source,
-    python_gpu_preference, power_scheme, power_scheme_guid, power_mode, power_source, battery_percent,
-    battery_saver, process_ecoqos, remote_session, smart_app_control, hip_path, hip_runtime,
-    hsa_override_gfx_version, vc_runtime, directml, onnxruntime, runtimes_missing, onnxruntime_directml_ep,
-    pythons, torch_hip_runtime, python_processes, adrenalin_version, adrenalin_version_source, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OrtEpDevice, ep_name, ep_vendor, type, vendor, vendor_id,
-                                                device_id, name, luid, discrete, dxgi_adapter_number,
-                                                dxgi_high_performance_index, memory_bytes, windows_adapter,
-                                                metadata, ep_metadata)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OnnxRuntimeInfo, library, found_by, version, api_version,
-                                                build_info, model_path, providers, ep_devices, python,
-                                                python_packages, directml_library, device, device_reason,
-                                                warnings, not_found, not_collected)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Environment, host, torch, blas, driver, devices, gpus,
-                                                env_vars, selection, windows, topology, onnxruntime)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Finding, id, severity, title, evidence, why, fix, reference,
-                                                impact)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToolInfo, version, commit)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Context, tool, started_at, finished_at, argv, command,
-                                                environment)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report, schema_version, context, results, findings, verdict)
+ACCEL_JSON_DECLARE(PluginModule)
+ACCEL_JSON_DECLARE(EngineHost)
+ACCEL_JSON_DECLARE(TorchInfo)
+ACCEL_JSON_DECLARE(DeviceInfo)
+ACCEL_JSON_DECLARE(PcieLink)
+ACCEL_JSON_DECLARE(GpuHardware)
+ACCEL_JSON_DECLARE(DriverInfo)
+ACCEL_JSON_DECLARE(EnvVar)
+ACCEL_JSON_DECLARE(DeviceChoice)
+ACCEL_JSON_DECLARE(WindowsFile)
+ACCEL_JSON_DECLARE(WindowsAdapter)
+ACCEL_JSON_DECLARE(WindowsPython)
+ACCEL_JSON_DECLARE(WindowsProcessQos)
+ACCEL_JSON_DECLARE(WindowsInfo)
+ACCEL_JSON_DECLARE(OrtEpDevice)
+ACCEL_JSON_DECLARE(OnnxRuntimeInfo)
+ACCEL_JSON_DECLARE(Environment)
+ACCEL_JSON_DECLARE(Finding)
+ACCEL_JSON_DECLARE(ToolInfo)
+ACCEL_JSON_DECLARE(Context)
+ACCEL_JSON_DECLARE(Report)
 
 /// Thrown by report readers on malformed or unsupported input.
 struct ReportError : std::runtime_error {

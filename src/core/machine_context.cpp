@@ -62,3 +62,8 @@ MachineContext machine_context_of(const Environment& env, const std::string& dev
 }
 
 }  // namespace accel
+
+// JSON (de)serialisers declared in core/machine_context.hpp.
+namespace accel {
+ACCEL_JSON_DEFINE(MachineContext, os, arch, backend, gpu, versions, env, env_known, measured_device)
+}  // namespace accel

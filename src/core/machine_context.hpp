@@ -15,7 +15,6 @@ namespace accel {
 MachineContext machine_context_of(const Environment& env, const std::string& device = "");
 
 // JSON (the worker and engine protocols carry it): missing fields keep their defaults.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MachineContext, os, arch, backend, gpu, versions, env,
-                                                env_known, measured_device)
+ACCEL_JSON_DECLARE(MachineContext)
 
 }  // namespace accel

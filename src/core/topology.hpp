@@ -94,16 +94,9 @@ struct Topology {
   std::map<std::string, std::string> not_collected;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PciAcs, address, has_acs, enabled, redirects, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuPlacement, pci_address, numa_node, iommu_group,
-                                                iommu_group_type, upstream, link_width, link_max_width,
-                                                link_speed, pcie_bound_gbps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuPair, a, b, link, nvlinks, via_nvswitch, nvml_level,
-                                                p2p_status, p2p_status_source, kfd_link, kfd_weight,
-                                                kfd_max_bandwidth_mbps, common_bridge, acs_redirecting,
-                                                bound_gbps, bound_source, sources)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Topology, gpus, pairs, bridges, iommu, iommu_basis,
-                                                kernel_cmdline, shm_bytes, shm_free_bytes, shm_source,
-                                                container, container_basis, not_collected)
+ACCEL_JSON_DECLARE(PciAcs)
+ACCEL_JSON_DECLARE(GpuPlacement)
+ACCEL_JSON_DECLARE(GpuPair)
+ACCEL_JSON_DECLARE(Topology)
 
 }  // namespace accel

@@ -37,7 +37,6 @@ struct BenchOptions {
 };
 
 // The JSON form the engine protocol carries (as OpsOptions').
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BenchOptions, device, quick, filters, cpu_twin, isolate,
-                                                item_timeout_s, machine)
+ACCEL_JSON_DECLARE(BenchOptions)
 
 }  // namespace accel::engine

@@ -223,3 +223,8 @@ Result start_result(const std::string& key, const std::string& kind, const ItemI
 }
 
 }  // namespace accel::engine
+
+// JSON (de)serialisers declared in engine_api/isolation.hpp.
+namespace accel::engine {
+ACCEL_JSON_DEFINE(ItemInfo, key, kind, name, category, dtype, shape)
+}  // namespace accel::engine

@@ -27,7 +27,7 @@ struct ItemInfo {
   std::string shape;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ItemInfo, key, kind, name, category, dtype, shape)
+ACCEL_JSON_DECLARE(ItemInfo)
 
 /// The result of one item as a suite starts it: key, kind and, when the item
 /// exists (`info` not null), its name, category, dtype and shape; otherwise

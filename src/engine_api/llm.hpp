@@ -53,8 +53,6 @@ struct LlmOptions {
 
 // The JSON form the engine protocol carries (as OpsOptions'); reading it
 // keeps unresolved fields unresolved (resolve_llm_options resolves them).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LlmOptions, device, preset, weights_dir, dtype, attention,
-                                                sdpa_backend, batches, prompts, gens, graphs, cpu_compare,
-                                                cpu_preset, quick, isolate, item_timeout_s, machine, ceilings)
+ACCEL_JSON_DECLARE(LlmOptions)
 
 }  // namespace accel::engine

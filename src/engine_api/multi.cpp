@@ -251,3 +251,9 @@ std::vector<Result> Engine::run_multi(const MultiOptions&, const RunCallbacks&) 
 }
 
 }  // namespace accel::engine
+
+// JSON (de)serialisers declared in engine_api/multi.hpp.
+namespace accel::engine {
+ACCEL_JSON_DEFINE(MultiOptions, devices, backend, collectives, dtypes, sizes_bytes, links, peer_devices,
+                  quick, launch, isolate, item_timeout_s, machine)
+}  // namespace accel::engine

@@ -54,9 +54,7 @@ struct MultiOptions {
   MachineContext machine;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MultiOptions, devices, backend, collectives, dtypes,
-                                                sizes_bytes, links, peer_devices, quick, launch, isolate,
-                                                item_timeout_s, machine)
+ACCEL_JSON_DECLARE(MultiOptions)
 
 /// The backend "auto" resolves to for these devices: "nccl" when the first is
 /// a GPU ("cuda:N"), else "gloo".

@@ -58,10 +58,7 @@ bool filters_match(const std::vector<std::string>& filters, const CheckInfo& che
 
 // The JSON forms the engine protocol carries: every field by its name;
 // missing fields keep their defaults, unknown ones are ignored.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckInfo, key, name, category, dtype, shape, flops,
-                                                flops_formula, bytes_formula, verify)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpsOptions, device, quick, filters, isolate, check_timeout_s,
-                                                include_test_checks, machine, profile, trace_path,
-                                                worker_retire_anon_bytes, worker_retire_min_items)
+ACCEL_JSON_DECLARE(CheckInfo)
+ACCEL_JSON_DECLARE(OpsOptions)
 
 }  // namespace accel::engine

@@ -79,9 +79,6 @@ struct TrainOptions {
 
 // The JSON form the engine protocol carries (as OpsOptions'); reading it
 // keeps unresolved fields unresolved (resolve_train_options resolves them).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, device, models, precisions, batches, steps,
-                                                data_dir, filters, sweep, sweep_min, sweep_max, item_cost,
-                                                cpu_compare, inject_oom_above_bytes, quick, isolate,
-                                                item_timeout_s, machine)
+ACCEL_JSON_DECLARE(TrainOptions)
 
 }  // namespace accel::engine

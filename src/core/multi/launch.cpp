@@ -246,3 +246,9 @@ std::string per_rank_path(const std::string& path, int rank, int world_size) {
 }
 
 }  // namespace accel::multi
+
+// JSON (de)serialisers declared in core/multi/launch.hpp.
+namespace accel::multi {
+ACCEL_JSON_DEFINE(LaunchInfo, launcher, rank, world_size, local_rank, local_world_size, node_rank,
+                  master_addr, master_port, agent_store, store_prefix, job_id, nodes, source, note)
+}  // namespace accel::multi

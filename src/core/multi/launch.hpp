@@ -94,8 +94,6 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Launcher, {{Launcher::none, "none"},
                                         {Launcher::torchrun, "torchrun"},
                                         {Launcher::slurm, "slurm"},
                                         {Launcher::env, "env"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchInfo, launcher, rank, world_size, local_rank,
-                                                local_world_size, node_rank, master_addr, master_port,
-                                                agent_store, store_prefix, job_id, nodes, source, note)
+ACCEL_JSON_DECLARE(LaunchInfo)
 
 }  // namespace accel::multi

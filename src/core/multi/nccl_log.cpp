@@ -94,3 +94,10 @@ NcclLogSummary parse_nccl_log(std::string_view text) {
 }
 
 }  // namespace accel::multi
+
+// JSON (de)serialisers declared in core/multi/nccl_log.hpp.
+namespace accel::multi {
+ACCEL_JSON_DEFINE(NcclTransport, from_rank, to_rank, kind, detail, channels)
+ACCEL_JSON_DEFINE(NcclLogSummary, library, version, network, socket_interfaces, env_settings, transports,
+                  p2p_failures, warnings, hosts)
+}  // namespace accel::multi

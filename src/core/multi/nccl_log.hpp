@@ -55,8 +55,7 @@ struct NcclLogSummary {
 
 NcclLogSummary parse_nccl_log(std::string_view text);
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NcclTransport, from_rank, to_rank, kind, detail, channels)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NcclLogSummary, library, version, network, socket_interfaces,
-                                                env_settings, transports, p2p_failures, warnings, hosts)
+ACCEL_JSON_DECLARE(NcclTransport)
+ACCEL_JSON_DECLARE(NcclLogSummary)
 
 }  // namespace accel::multi
