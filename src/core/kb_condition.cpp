@@ -165,6 +165,12 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     const std::optional<bool> runs = c.kb.tables.build_runs_on(f);
     if (runs) {
       result = tri(!*runs);
+    } else if (!c.kb.tables.rows_for(f).empty()) {
+      // The table lists this build but cannot say: its OS rows disagree and
+      // the OS is not known (torch 2.7's cu128 wheels hold sm_61 on Windows
+      // only), or the GPU's target is not known. The ranges below are coarser
+      // than the rows and must not overrule them.
+      result = Tri::U;
     } else if (c.sm && !f.torch_cuda.empty()) {
       result = Tri::F;
       for (const auto& w : c.sm->wheels_without) {

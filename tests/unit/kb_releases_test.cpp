@@ -42,8 +42,44 @@ TEST(KbReleases, TheWheelRowOfTheMachinesOsDecides) {
 TEST(KbReleases, ThePascalGpuOnACu128WheelIsToldTheCu126Wheel) {
   const auto d = find_id(on("sm_61", "", "torch                     2.8.0+cu128\n"), "torch_build_evidence");
   ASSERT_TRUE(d);
-  EXPECT_TRUE(contains_ci(d->fix, "torch 2.8 with the cu126 wheels")) << d->fix;
+  // The newest release whose cu126 wheels carry Pascal-capable code (sm_60
+  // cubins run on sm_61): 2.11 (pytorch/pytorch#182250).
+  EXPECT_TRUE(contains_ci(d->fix, "torch 2.11 with the cu126 wheels")) << d->fix;
   EXPECT_TRUE(contains_ci(d->fix, "download.pytorch.org/whl/cu126")) << d->fix;
+}
+
+TEST(KbReleases, TorchTwoSevensCu128WheelsDifferByOsForPascal) {
+  // torch 2.7.1's cu128 wheels: Linux sm_75 .. sm_120 (+PTX), Windows also
+  // sm_50 .. sm_70 (CorridorKey#141's measured lists). A GTX 1080 (sm_61) is
+  // left out on Linux only; with no OS known nothing is claimed.
+  const std::string log = "torch                     2.7.1+cu128\n";
+  const auto d = find_id(on("sm_61", "linux", log), "torch_build_evidence");
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(contains_ci(d->fix, "with the cu126 wheels")) << d->fix;
+  EXPECT_FALSE(find_id(on("sm_61", "windows", log), "torch_build_evidence"));
+  EXPECT_FALSE(find_id(on("sm_61", "", log), "torch_build_evidence"));
+}
+
+TEST(KbReleases, VoltaLeftTheCu128WheelsIn211) {
+  // 2.10's cu128 wheels still carry sm_70, 2.11's do not (pytorch/pytorch#175253).
+  EXPECT_FALSE(find_id(on("sm_70", "linux", "torch==2.10.0+cu128\n"), "torch_build_evidence"));
+  const auto d = find_id(on("sm_70", "linux", "torch==2.11.0+cu128\n"), "torch_build_evidence");
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(contains_ci(d->fix, "torch 2.11 with the cu126 wheels")) << d->fix;
+}
+
+TEST(KbReleases, BlackwellOnATorch26WheelIsToldTheNewestCu128) {
+  // torch 2.6's cu124 wheels stop at sm_90; the lowest CUDA variant of the
+  // newest release with sm_120 code is 2.11's cu128.
+  const auto d = find_id(on("sm_120", "linux", "torch==2.6.0+cu124\n"), "torch_build_evidence");
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(contains_ci(d->fix, "torch 2.11 with the cu128 wheels")) << d->fix;
+}
+
+TEST(KbReleases, Rdna4IsInTorch27sRocmWheelsNotIn25s) {
+  EXPECT_TRUE(find_id(on("gfx1201", "linux", "torch==2.5.1+rocm6.2\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find_id(on("gfx1201", "linux", "torch==2.7.1+rocm6.3\n"), "torch_build_evidence"));
+  EXPECT_FALSE(find_id(on("gfx1201", "linux", "torch==2.7.1+rocm6.2.4\n"), "torch_build_evidence"));
 }
 
 TEST(KbReleases, TheRocmWheelsGfxListDecidesForAmdGpus) {
