@@ -30,18 +30,27 @@ enum ExitCode : int {
   kExitInterrupted = 130,  ///< Ctrl-C while measuring (128 + SIGINT, as shells say): partial report written
 };
 
+/// What goes to standard output (--format): text tables, the Markdown
+/// summary, or JSON Lines as results finish. Named "text", "md", "jsonl".
+enum class OutputFormat { text, md, jsonl };
+std::string_view to_string(OutputFormat f);
+/// Parses a --format name; nullopt for an unknown name.
+std::optional<OutputFormat> output_format_from_string(std::string_view name);
+/// The --format names, in the order --help lists them.
+inline constexpr const char* kOutputFormatNames[] = {"text", "md", "jsonl"};
+
 struct GlobalOptions {
   std::string device = "auto";
   std::string json_path;   ///< --json FILE
   std::string trace_path;  ///< --trace FILE (Chrome/Perfetto trace of the run)
   bool quiet = false;
   bool no_color = false;
-  std::string html_path;        ///< --html FILE (self-contained HTML report)
-  std::string format = "text";  ///< --format text|md|jsonl: what goes to stdout
-  bool redact = false;          ///< --redact: no host, user, home path, serial or address in any output
-  std::string engine_path;      ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
-  int repeat = 1;               ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
-  std::string python_path;      ///< --python PATH: that interpreter's accel_doctor package is the engine
+  std::string html_path;                     ///< --html FILE (self-contained HTML report)
+  OutputFormat format = OutputFormat::text;  ///< --format: what goes to stdout
+  bool redact = false;      ///< --redact: no host, user, home path, serial or address in any output
+  std::string engine_path;  ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
+  int repeat = 1;           ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
+  std::string python_path;  ///< --python PATH: that interpreter's accel_doctor package is the engine
   std::vector<std::string> imports;  ///< --import MODULE: imported by the Python engine first (plugins)
   std::string onnxruntime_path;  ///< --onnxruntime PATH: the ONNX Runtime library (`ort`, the default run)
 };

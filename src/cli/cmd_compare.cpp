@@ -28,7 +28,7 @@ Report read_or_usage(App& app, const std::string& path) {
 }  // namespace
 
 int cmd_compare(App& app, const CompareArgs& args) {
-  if (app.options().format != "text" || !app.options().html_path.empty()) {
+  if (app.options().format != OutputFormat::text || !app.options().html_path.empty()) {
     throw UsageError(
         "compare writes text or JSON (--json); --format md|jsonl and --html render reports: "
         "`accel-doctor report --from B.json --format md`");

@@ -19,7 +19,7 @@ std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
   // caller passed in.
   std::vector<Result> measured = o.ceilings;
   for (const auto& r : results) {
-    if (r.kind == "bench") measured.push_back(r);
+    if (r.kind == ResultKind::bench) measured.push_back(r);
   }
   app.apply_rooflines(results, measured);
   return results;

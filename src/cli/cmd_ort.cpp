@@ -134,7 +134,7 @@ int cmd_ort(App& app, const OrtArgs& args) {
   app.out(ort::render_summary(run));
   apply_ort_rooflines(run.results, env);
   std::vector<Result> checks, bench;
-  for (const auto& r : run.results) (r.kind == "bench" ? bench : checks).push_back(r);
+  for (const auto& r : run.results) (r.kind == ResultKind::bench ? bench : checks).push_back(r);
   if (!checks.empty()) app.out("\n" + render_checks_table(checks, style));
   if (!bench.empty()) app.out("\n" + render_bench_table(bench, style));
   const std::string problems = render_check_problems(checks, style);
@@ -186,7 +186,7 @@ std::vector<Result> run_ort_phase(App& app, const std::string& torch_device) {
   apply_ort_rooflines(run.results, env);
   const ConsoleStyle style = app.style_stdout();
   std::vector<Result> checks, bench;
-  for (const auto& r : run.results) (r.kind == "bench" ? bench : checks).push_back(r);
+  for (const auto& r : run.results) (r.kind == ResultKind::bench ? bench : checks).push_back(r);
   const std::string problems = render_check_problems_brief(checks, style);
   if (!problems.empty()) app.out("\n" + problems);
   app.out("\n" + wrap_to_width(checks_summary_line(checks, run.info.device), style.width) + "\n");

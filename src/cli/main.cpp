@@ -59,10 +59,12 @@ int main(int argc, char** argv) {
       "output (to share a report)");
   cli.add_option("--html", g.html_path,
                  "write a self-contained HTML report with charts to FILE (opens offline)");
-  cli.add_option("--format", g.format,
+  std::string format_name(to_string(g.format));
+  cli.add_option("--format", format_name,
                  "standard output: text (tables), md (Markdown summary for an issue thread), "
                  "jsonl (one JSON object per line as results finish)")
-      ->check(CLI::IsMember({"text", "md", "jsonl"}))
+      ->check(CLI::IsMember(
+          std::vector<std::string>(std::begin(kOutputFormatNames), std::end(kOutputFormatNames))))
       ->capture_default_str();
   cli.add_option("--repeat", g.repeat,
                  "measuring commands: run each suite N times, each in its own engine process, and merge the "
@@ -262,11 +264,13 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kExitUsage;
   }
 
+  g.format = *output_format_from_string(format_name);  // CLI11 checked the name
   App app(g, std::vector<std::string>(argv, argv + argc));
   try {
-    if (g.format != "text" && g.json_path == "-") {
-      throw UsageError(fmt::format(
-          "--format {} owns standard output; write the JSON report to a file (--json FILE)", g.format));
+    if (g.format != OutputFormat::text && g.json_path == "-") {
+      throw UsageError(
+          fmt::format("--format {} owns standard output; write the JSON report to a file (--json FILE)",
+                      to_string(g.format)));
     }
     if (g.redact && !g.trace_path.empty()) {
       throw UsageError(
@@ -321,7 +325,7 @@ int main(int argc, char** argv) {
     if (*multi) return measured(cmd_multi(app, multi_args));
     if (*ort) return measured(cmd_ort(app, ort_args));
     if (*explain) {
-      if (g.format != "text" || !g.html_path.empty()) {
+      if (g.format != OutputFormat::text || !g.html_path.empty()) {
         throw UsageError(
             "explain writes text or --json; --format and --html apply to measuring commands and report");
       }

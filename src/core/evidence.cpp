@@ -64,6 +64,82 @@ void from_json(const json& j, Status& v) {
   v = *parsed;
 }
 
+namespace {
+
+constexpr std::array<std::pair<ResultKind, std::string_view>, 7> kResultKindNames{{
+    {ResultKind::none, ""},
+    {ResultKind::check, "check"},
+    {ResultKind::bench, "bench"},
+    {ResultKind::llm, "llm"},
+    {ResultKind::train, "train"},
+    {ResultKind::multi, "multi"},
+    {ResultKind::phase, "phase"},
+}};
+
+constexpr std::array<std::pair<Severity, std::string_view>, 4> kSeverityNames{{
+    {Severity::none, ""},
+    {Severity::critical, "critical"},
+    {Severity::warning, "warning"},
+    {Severity::info, "info"},
+}};
+
+constexpr std::array<std::pair<Where, std::string_view>, 8> kWhereNames{{
+    {Where::none, ""},
+    {Where::device_kernels, "device_kernels"},
+    {Where::cpu_fallback, "cpu_fallback"},
+    {Where::backend_kernels, "backend_kernels"},
+    {Where::no_device_work, "no_device_work"},
+    {Where::profiler_blind, "profiler_blind"},
+    {Where::host, "host"},
+    {Where::unavailable, "unavailable"},
+}};
+
+template <typename E, std::size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E v) {
+  for (const auto& [e, name] : names) {
+    if (e == v) return name;
+  }
+  return "unknown";
+}
+
+template <typename E, std::size_t N>
+std::optional<E> parse_name(const std::array<std::pair<E, std::string_view>, N>& names,
+                            std::string_view name) {
+  for (const auto& [e, n] : names) {
+    if (n == name) return e;
+  }
+  return std::nullopt;
+}
+
+template <typename E, std::size_t N>
+void read_name(const json& j, const std::array<std::pair<E, std::string_view>, N>& names, const char* set,
+               E& v) {
+  const auto name = j.get<std::string>();
+  const auto parsed = parse_name(names, name);
+  if (!parsed) throw ReportError(fmt::format("unknown {} '{}'", set, name));
+  v = *parsed;
+}
+
+}  // namespace
+
+std::string_view to_string(ResultKind k) { return name_of(kResultKindNames, k); }
+std::optional<ResultKind> result_kind_from_string(std::string_view name) {
+  return parse_name(kResultKindNames, name);
+}
+std::string_view to_string(Severity s) { return name_of(kSeverityNames, s); }
+std::optional<Severity> severity_from_string(std::string_view name) {
+  return parse_name(kSeverityNames, name);
+}
+std::string_view to_string(Where w) { return name_of(kWhereNames, w); }
+std::optional<Where> where_from_string(std::string_view name) { return parse_name(kWhereNames, name); }
+
+void to_json(json& j, const ResultKind& v) { j = std::string(to_string(v)); }
+void from_json(const json& j, ResultKind& v) { read_name(j, kResultKindNames, "result kind", v); }
+void to_json(json& j, const Severity& v) { j = std::string(to_string(v)); }
+void from_json(const json& j, Severity& v) { read_name(j, kSeverityNames, "severity", v); }
+void to_json(json& j, const Where& v) { j = std::string(to_string(v)); }
+void from_json(const json& j, Where& v) { read_name(j, kWhereNames, "where", v); }
+
 Timing make_timing(std::vector<double> samples_us, int warmup, int inner, std::string method,
                    bool budget_exhausted) {
   Timing t;

@@ -16,7 +16,28 @@ constexpr std::pair<SuiteId, const char*> kSuites[] = {{SuiteId::ops, "ops"},
                                                        {SuiteId::llm, "llm"},
                                                        {SuiteId::train, "train"},
                                                        {SuiteId::multi, "multi"}};
+constexpr std::pair<EngineEvent, const char*> kEvents[] = {
+    {EngineEvent::hello, "hello"},   {EngineEvent::environment, "environment"},
+    {EngineEvent::checks, "checks"}, {EngineEvent::items, "items"},
+    {EngineEvent::plan, "plan"},     {EngineEvent::start, "start"},
+    {EngineEvent::result, "result"}, {EngineEvent::done, "done"},
+    {EngineEvent::error, "error"},
+};
 }  // namespace
+
+const char* event_name(EngineEvent e) {
+  for (const auto& [id, name] : kEvents) {
+    if (id == e) return name;
+  }
+  return "";
+}
+
+std::optional<EngineEvent> parse_event_name(std::string_view name) {
+  for (const auto& [id, n] : kEvents) {
+    if (name == n) return id;
+  }
+  return std::nullopt;
+}
 
 const char* request_name(EngineRequest r) {
   for (const auto& [id, name] : kRequests) {

@@ -145,7 +145,7 @@ TEST(OrtEngine, RunsASelectionOnTheCpuAndSaysWhatItFound) {
     EXPECT_EQ(run.results[0].key, "ort/linalg/gemv/fp32");
     EXPECT_EQ(run.results[0].evidence.value("model_path", ""), writer ? "protobuf" : "model_editor");
     EXPECT_EQ(run.results[1].key, "bench/ort-cpu/workload/mlp_mnist/fp32/b64");
-    EXPECT_EQ(run.results[1].kind, "bench");
+    EXPECT_EQ(to_string(run.results[1].kind), "bench");
     for (const auto& r : run.results) EXPECT_EQ(r.status, Status::ok) << r.key << " " << r.reason;
     EXPECT_GT(run.results[1].metrics.at("samples_per_s"), 0);
   }

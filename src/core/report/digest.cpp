@@ -74,7 +74,7 @@ std::string report_device(const Report& report) {
   return "cpu";
 }
 
-std::vector<Result> results_of_kind(const Report& report, const std::string& kind) {
+std::vector<Result> results_of_kind(const Report& report, ResultKind kind) {
   std::vector<Result> out;
   for (const auto& r : report.results) {
     if (r.kind == kind) out.push_back(r);
@@ -84,7 +84,7 @@ std::vector<Result> results_of_kind(const Report& report, const std::string& kin
 
 std::string verdict_or_summary(const Report& report) {
   if (!report.verdict.empty()) return report.verdict;
-  const auto checks = results_of_kind(report, "check");
+  const auto checks = results_of_kind(report, ResultKind::check);
   if (checks.empty()) return "no verdict recorded";
   int ok = 0;
   for (const auto& r : checks) ok += r.status == Status::ok;
@@ -92,7 +92,7 @@ std::string verdict_or_summary(const Report& report) {
 }
 
 bool needs_attention(const Result& r) {
-  return is_failure(r.status) || (r.profile && r.profile->where == "cpu_fallback");
+  return is_failure(r.status) || (r.profile && r.profile->where == Where::cpu_fallback);
 }
 
 std::string source_basis(const std::string& source) {
@@ -123,7 +123,7 @@ LlmShape llm_shape(const Result& r) {
 
 std::vector<KeyFigure> key_figures(const Report& report) {
   std::vector<KeyFigure> out;
-  const auto checks = results_of_kind(report, "check");
+  const auto checks = results_of_kind(report, ResultKind::check);
   if (!checks.empty()) {
     const std::string device = checks.front().device.empty() ? report_device(report) : checks.front().device;
     std::string line = checks_summary_line(checks, device);
@@ -133,7 +133,7 @@ std::vector<KeyFigure> key_figures(const Report& report) {
 
   std::vector<const Result*> bench;
   for (const auto& r : report.results) {
-    if (r.kind == "bench" && r.status == Status::ok) bench.push_back(&r);
+    if (r.kind == ResultKind::bench && r.status == Status::ok) bench.push_back(&r);
   }
   auto in_group = [&](const std::string& group) {
     std::vector<const Result*> rows;
@@ -185,7 +185,7 @@ std::vector<KeyFigure> key_figures(const Report& report) {
   std::vector<std::string> groups;
   std::map<std::string, std::vector<const Result*>> picked;
   for (const auto& r : report.results) {
-    if (r.kind != "llm" || r.status != Status::ok) continue;
+    if (r.kind != ResultKind::llm || r.status != Status::ok) continue;
     const LlmShape s = llm_shape(r);
     const auto tps = metric(r, "tokens_per_s");
     if (s.phase.empty() || !tps) continue;

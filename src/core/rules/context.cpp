@@ -129,7 +129,7 @@ const EnvVar* Ctx::env_var(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<const Result*> Ctx::of_kind(std::string_view kind) const {
+std::vector<const Result*> Ctx::of_kind(ResultKind kind) const {
   std::vector<const Result*> out;
   for (const auto& r : report.results) {
     if (r.kind == kind) out.push_back(&r);
@@ -162,11 +162,11 @@ std::vector<const GpuHardware*> Ctx::gpus_of_vendor(std::string_view vendor) con
 
 // ---------------------------------------------------------------- findings
 
-Finding make_finding(std::string id, std::string severity, double impact, std::string title,
+Finding make_finding(std::string id, Severity severity, double impact, std::string title,
                      std::string evidence, std::string why, std::string fix, std::string reference) {
   Finding f;
   f.id = std::move(id);
-  f.severity = std::move(severity);
+  f.severity = severity;
   f.impact = impact;
   f.title = std::move(title);
   f.evidence = std::move(evidence);

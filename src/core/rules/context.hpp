@@ -55,8 +55,8 @@ class Ctx {
   bool target_is_cpu() const { return target.empty() || target == "cpu"; }
   /// A GPU-related environment variable of the run, nullptr when it was not set.
   const EnvVar* env_var(std::string_view name) const;
-  /// Results of a kind ("check", "bench", "llm", "train"), in report order.
-  std::vector<const Result*> of_kind(std::string_view kind) const;
+  /// Results of a kind, in report order.
+  std::vector<const Result*> of_kind(ResultKind kind) const;
   /// A result by key, nullptr when absent.
   const Result* find(std::string_view key) const;
   /// The report's display name of a device: "cuda:0 (NVIDIA H200)".
@@ -67,7 +67,7 @@ class Ctx {
 
 // ---------------------------------------------------------------- findings
 
-Finding make_finding(std::string id, std::string severity, double impact, std::string title,
+Finding make_finding(std::string id, Severity severity, double impact, std::string title,
                      std::string evidence, std::string why, std::string fix, std::string reference);
 
 // ---------------------------------------------------------------- formatting

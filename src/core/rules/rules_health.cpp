@@ -72,7 +72,7 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
   std::map<std::string, std::pair<const SettingSymptom*, const EnvVar*>> settings;  // group id -> setting
   std::size_t checks = 0;
   for (const auto& r : c.report.results) {
-    if (r.kind == "check") ++checks;
+    if (r.kind == ResultKind::check) ++checks;
     if (r.status != Status::error && r.status != Status::crashed && r.status != Status::hung) continue;
     std::string id;
     if (const auto setting = setting_behind(c, r); setting.first) {
@@ -108,7 +108,7 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
       lines.push_back(fmt::format("{}: {}", r->key, m.size() > 140 ? m.substr(0, 137) + "..." : m));
     }
     out.push_back(make_finding(
-        "op_errors", "warning", 50 + std::min<double>(10, singles.size()),
+        "op_errors", Severity::warning, 50 + std::min<double>(10, singles.size()),
         fmt::format("{} more checks fail with errors the knowledge base does not recognise", singles.size()),
         list_some(lines, 6),
         "These operations cannot run on this device as built: code that uses them fails, or has to move the "
@@ -125,7 +125,7 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
     const std::string message =
         first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
     const double share = checks > 0 ? static_cast<double>(g.results.size()) / checks : 0;
-    const std::string severity = g.crash || share >= 0.25 ? "critical" : "warning";
+    const Severity severity = g.crash || share >= 0.25 ? Severity::critical : Severity::warning;
     if (const auto it = settings.find(id); it != settings.end()) {
       const SettingSymptom& s = *it->second.first;
       const EnvVar& v = *it->second.second;
@@ -133,7 +133,7 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
       if (!s.fix.empty()) fix += "; " + s.fix;
       out.push_back(make_finding(
           "setting_breaks_checks", severity,
-          (severity == "critical" ? 90 : 60) + std::min<double>(5, keys.size()),
+          (severity == Severity::critical ? 90 : 60) + std::min<double>(5, keys.size()),
           fmt::format("{} {} {} because {}={} is set", g.results.size(),
                       g.results.size() == 1 ? "check" : "checks",
                       g.crash ? (first.status == Status::hung ? "hang" : "crash") : "fail", v.name, v.value),
@@ -167,8 +167,9 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
             : "Run `accel-doctor explain` on the full message (the JSON report keeps it under "
               "evidence.error_full); if it is not recognised, report it with the JSON report attached";
     out.push_back(make_finding(
-        "op_errors", severity, (severity == "critical" ? 85 : 55) + std::min<double>(10, g.results.size()),
-        title, fmt::format("{}; first message: {}", list_some(keys, 6), message.substr(0, 300)),
+        "op_errors", severity,
+        (severity == Severity::critical ? 85 : 55) + std::min<double>(10, g.results.size()), title,
+        fmt::format("{}; first message: {}", list_some(keys, 6), message.substr(0, 300)),
         recognised
             ? first.error->cause
             : "These operations cannot run on this device as built: code that uses them fails, or has to "
@@ -191,7 +192,7 @@ void rule_wrong_results(const Ctx& c, std::vector<Finding>& out) {
   // Half-precision kernels on the CPU are rarely used and often less accurate
   // than the reference tolerance: worth knowing, not the first thing to fix.
   out.push_back(make_finding(
-      "wrong_results", serious ? "critical" : "warning",
+      "wrong_results", serious ? Severity::critical : Severity::warning,
       (serious ? 88 : 52) + std::min<double>(10, keys.size()),
       fmt::format("{} {} wrong results", keys.size(), keys.size() == 1 ? "check gives" : "checks give"),
       fmt::format("{}; e.g. {}", list_some(keys, 6), detail),
@@ -219,7 +220,7 @@ void rule_off_device(const Ctx& c, std::vector<Finding>& out) {
   }
   if (keys.empty()) return;
   out.push_back(make_finding(
-      "off_device", "warning", 60,
+      "off_device", Severity::warning, 60,
       fmt::format("{} {} returned tensors on another device", keys.size(),
                   keys.size() == 1 ? "check" : "checks"),
       list_some(keys, 6),
@@ -234,7 +235,7 @@ void rule_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
   double cost = 0, device_time = 0;
   int h2d = 0, d2h = 0;
   for (const auto& r : c.report.results) {
-    if (!r.profile || r.profile->where != "cpu_fallback") continue;
+    if (!r.profile || r.profile->where != Where::cpu_fallback) continue;
     // ONNX Runtime rows have their own finding with node counts (ort_cpu_fallback).
     if (starts_with(r.key, "ort/") || starts_with(r.key, "bench/ort-")) continue;
     std::string k = r.key;
@@ -283,7 +284,7 @@ void rule_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
         "of the hot loop";
   }
   out.push_back(
-      make_finding("cpu_fallback", "warning", 50 + std::min<double>(20, keys.size() * 2),
+      make_finding("cpu_fallback", Severity::warning, 50 + std::min<double>(20, keys.size() * 2),
                    fmt::format("{} {} silently fall{} back to the CPU", keys.size(),
                                keys.size() == 1 ? "operation" : "operations", keys.size() == 1 ? "s" : ""),
                    evidence,
@@ -330,7 +331,7 @@ void rule_noisy(const Ctx& c, std::vector<Finding>& out) {
       "; avoid --quick when comparing runs; compare only differences larger than the IQRs (accel-doctor "
       "compare "
       "does)";
-  out.push_back(make_finding("noisy_results", "warning", 45 + 20 * static_cast<double>(bad) / timed,
+  out.push_back(make_finding("noisy_results", Severity::warning, 45 + 20 * static_cast<double>(bad) / timed,
                              "Timings are too noisy to trust", evidence,
                              "With this much spread, speed-ups, % of peak and comparisons between runs "
                              "reflect the load on the machine "
@@ -370,7 +371,7 @@ void rule_above_peak(const Ctx& c, std::vector<Finding>& out) {
                       worst->roofline->peak_source);
     }
     out.push_back(make_finding(
-        "above_peak", "warning", 42,
+        "above_peak", Severity::warning, 42,
         fmt::format("{} {} above the hardware's peak: likely timing errors, not results", suspect.size(),
                     suspect.size() == 1 ? "figure is" : "figures are"),
         evidence,
@@ -386,7 +387,7 @@ void rule_above_peak(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!cached.empty()) {
     out.push_back(make_finding(
-        "above_peak_cached", "info", 4,
+        "above_peak_cached", Severity::info, 4,
         fmt::format("{} small {} beat the measured memory bandwidth: their data sits in caches",
                     cached.size(), cached.size() == 1 ? "check" : "checks"),
         fmt::format("{} (working sets <= 256 MiB, bounded by the DRAM bandwidth measured in this run)",
@@ -446,7 +447,8 @@ void rule_host_cpu_limited(const Ctx& c, std::vector<Finding>& out) {
   const bool over = c.env.torch.intra_op_threads && *c.env.torch.intra_op_threads > *usable;
   if (over) evidence += " (more threads than usable CPUs: they preempt each other)";
   out.push_back(make_finding(
-      "host_cpu_limited", severe || over ? "warning" : "info", severe ? (c.target_is_cpu() ? 62 : 42) : 14,
+      "host_cpu_limited", severe || over ? Severity::warning : Severity::info,
+      severe ? (c.target_is_cpu() ? 62 : 42) : 14,
       fmt::format("This process may use {} of the machine's {} CPUs", *usable, logical), evidence,
       c.target_is_cpu()
           ? "Every CPU figure of this run (GEMM rate, bandwidth, operator times) describes that part of the "
@@ -489,7 +491,7 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
       "threads then waste whole time slices, so CPU work gets slower, not faster.";
   if (t > logical) {
     out.push_back(make_finding(
-        "thread_oversubscription", "warning", c.target_is_cpu() ? 60 : 30,
+        "thread_oversubscription", Severity::warning, c.target_is_cpu() ? 60 : 30,
         fmt::format("torch uses {} threads on {} logical cores", t, logical),
         fmt::format(
             "intra-op threads {}, logical cores {}, physical {}{}", t, logical,
@@ -500,7 +502,7 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
   }
   if (blas && *blas > 1 && t > 1 && t * *blas > logical) {
     out.push_back(make_finding(
-        "thread_oversubscription", "warning", c.target_is_cpu() ? 55 : 25,
+        "thread_oversubscription", Severity::warning, c.target_is_cpu() ? 55 : 25,
         fmt::format("{} intra-op threads x {}={} = {} threads on {} logical cores", t, blas_var, *blas,
                     t * *blas, logical),
         fmt::format("torch intra-op threads {}, {}={}, logical cores {}", t, blas_var, *blas, logical), why,
@@ -509,7 +511,7 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
   }
   if (physical > 0 && t > physical && logical > physical && c.target_is_cpu()) {
     out.push_back(make_finding(
-        "thread_oversubscription", "info", 12,
+        "thread_oversubscription", Severity::info, 12,
         fmt::format("torch uses {} threads on {} physical cores (SMT siblings)", t, physical),
         fmt::format("intra-op threads {}, physical cores {}, logical {}", t, physical, logical),
         "Two threads on one core share its vector units: compute-bound ops (GEMM, convolution) rarely gain "
@@ -526,7 +528,7 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
   if (!c.target_is_cpu() && t * 2 <= cores && cores >= 4) {
     const EnvVar* omp = c.env_var("OMP_NUM_THREADS");
     out.push_back(make_finding(
-        "thread_undersubscription", "warning", 35,
+        "thread_undersubscription", Severity::warning, 35,
         fmt::format("torch uses {} of {} cores for its CPU work", t, cores),
         fmt::format("intra-op threads {}, physical cores {}, logical {}{}", t,
                     physical > 0 ? std::to_string(physical) : "?", logical,
@@ -545,8 +547,8 @@ void rule_threads(const Ctx& c, std::vector<Finding>& out) {
   if (c.target_is_cpu() && t < cores) {
     const EnvVar* omp = c.env_var("OMP_NUM_THREADS");
     out.push_back(make_finding(
-        "thread_undersubscription", t * 2 <= cores ? "warning" : "info", t * 2 <= cores ? 45 : 12,
-        fmt::format("torch uses {} of {} cores", t, cores),
+        "thread_undersubscription", t * 2 <= cores ? Severity::warning : Severity::info,
+        t * 2 <= cores ? 45 : 12, fmt::format("torch uses {} of {} cores", t, cores),
         fmt::format("intra-op threads {}, physical cores {}, logical {}{}", t,
                     physical > 0 ? std::to_string(physical) : "?", logical,
                     omp ? ", OMP_NUM_THREADS=" + omp->value : ""),
@@ -588,7 +590,7 @@ void rule_governor(const Ctx& c, std::vector<Finding>& out) {
   }
   const bool cpu_target = c.target_is_cpu();
   out.push_back(make_finding(
-      "cpu_power_saving", cpu_target ? "warning" : "info", cpu_target ? 40 : 12,
+      "cpu_power_saving", cpu_target ? Severity::warning : Severity::info, cpu_target ? 40 : 12,
       fmt::format("The CPU runs the '{}' power policy", c.env.host.cpu_governor),
       fmt::format("CPU frequency governor / power plan: {}{}", c.env.host.cpu_governor,
                   c.env.host.cpu_max_mhz ? fmt::format(" (max {:.0f} MHz)", *c.env.host.cpu_max_mhz) : ""),
@@ -628,18 +630,18 @@ void rule_gpu_processes(const Ctx& c, std::vector<Finding>& out) {
       evidence += fmt::format(", memory {:.0f}% in use", 100 * n["memory_used_bytes"].get<double>() /
                                                              n["memory_total_bytes"].get<double>());
     }
-    out.push_back(make_finding("gpu_shared", "warning", 55, "Other processes are using the GPU", evidence,
-                               "The GPU's time and memory are shared: every measurement (and your job) gets "
-                               "only part of the device, and "
-                               "the numbers vary with the other work.",
-                               c.platform.os == "windows"
-                                   ? "Task Manager > Details, GPU column (or nvidia-smi) shows them; close "
+    out.push_back(make_finding(
+        "gpu_shared", Severity::warning, 55, "Other processes are using the GPU", evidence,
+        "The GPU's time and memory are shared: every measurement (and your job) gets "
+        "only part of the device, and "
+        "the numbers vary with the other work.",
+        c.platform.os == "windows" ? "Task Manager > Details, GPU column (or nvidia-smi) shows them; close "
                                      "them, or run on another GPU"
                                    : "nvidia-smi --query-compute-apps=pid,process_name,used_memory "
                                      "--format=csv lists them; stop them or "
                                      "use another GPU (CUDA_VISIBLE_DEVICES); on a shared server ask the "
                                      "scheduler for an exclusive GPU",
-                               "https://docs.nvidia.com/deploy/nvidia-smi/index.html"));
+        "https://docs.nvidia.com/deploy/nvidia-smi/index.html"));
   }
 }
 
@@ -647,7 +649,7 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
   // Best pinned host->device rate of the run, if any.
   double pinned = 0;
   for (const auto& r : c.report.results) {
-    if (r.kind != "bench" || r.status != Status::ok) continue;
+    if (r.kind != ResultKind::bench || r.status != Status::ok) continue;
     const auto k = parse_bench_key(r.key);
     if (k && k->group == "transfer" && k->name == "h2d_pinned") {
       const auto it = r.metrics.find("gbps");
@@ -661,7 +663,7 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
     const std::string name = g.name.empty() ? g.pci_address : g.name;
     if (l.current_width && l.max_width && *l.current_width > 0 && *l.current_width < *l.max_width) {
       out.push_back(make_finding(
-          "pcie_link_degraded", "warning", 45,
+          "pcie_link_degraded", Severity::warning, 45,
           fmt::format("{} runs its PCIe link at x{} of x{}", name, *l.current_width, *l.max_width),
           fmt::format(
               "PCIe link {} x{} (the device supports {} x{}){}", l.current_speed, *l.current_width,
@@ -683,7 +685,7 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
       const double expected = pcie_lane_gbps(max) * width;
       if (expected > 0 && pinned < 0.5 * expected) {
         out.push_back(make_finding(
-            "pcie_link_degraded", "warning", 40,
+            "pcie_link_degraded", Severity::warning, 40,
             fmt::format("{} PCIe link trained at {} of {}, and copies are slow", name, l.current_speed,
                         l.max_speed),
             fmt::format("link {} x{} (max {}); pinned host-to-device copies {} vs ~{} for the maximum link",
@@ -724,7 +726,7 @@ void rule_throttled(const Ctx& c, std::vector<Finding>& out) {
         evidence += fmt::format(" of {:.0f} W", n["power_limit_w"].get<double>());
       }
     }
-    out.push_back(make_finding("gpu_throttled", "warning", 65,
+    out.push_back(make_finding("gpu_throttled", Severity::warning, 65,
                                "The GPU is slowing its clocks down (thermal or power protection)", evidence,
                                "A throttled GPU runs at a fraction of its clocks, so everything is slower "
                                "than its datasheet and timings "
@@ -745,9 +747,9 @@ void rule_slow_env(const Ctx& c, std::vector<Finding>& out) {
     std::string fix = unset_var_advice(c.platform, s.name);
     if (!s.fix.empty()) fix += "; " + s.fix;
     out.push_back(make_finding("slow_setting", s.severity,
-                               s.severity == "critical"  ? 85
-                               : s.severity == "warning" ? 50
-                                                         : 10,
+                               s.severity == Severity::critical  ? 85
+                               : s.severity == Severity::warning ? 50
+                                                                 : 10,
                                fmt::format("{}={} slows this run down", s.name, v->value),
                                fmt::format("{}={} is set in the environment", s.name, v->value), s.why, fix,
                                "kb/env_vars.json and kb/rules.json (accel-doctor)"));

@@ -86,7 +86,7 @@ struct BenchRow {
 std::vector<BenchRow> bench_rows(const Ctx& c, std::string_view group) {
   std::vector<BenchRow> out;
   for (const auto& r : c.report.results) {
-    if (r.kind != "bench" || !ok(r)) continue;
+    if (r.kind != ResultKind::bench || !ok(r)) continue;
     auto k = parse_bench_key(r.key);
     if (k && k->group == group) out.push_back({&r, *k});
   }
@@ -170,7 +170,7 @@ void rule_reference_blas(const Ctx& c, std::vector<Finding>& out) {
   }
   const bool cpu_target = c.target_is_cpu();
   out.push_back(make_finding(
-      "cpu_blas_reference", cpu_target ? "critical" : "warning", cpu_target ? 90 : 35,
+      "cpu_blas_reference", cpu_target ? Severity::critical : Severity::warning, cpu_target ? 90 : 35,
       "The CPU BLAS is the slow netlib reference implementation", evidence,
       std::string(
           "The reference BLAS is a straightforward loop nest without SIMD kernels, blocking or threads: an "
@@ -199,7 +199,7 @@ struct HalfSlow {
 std::vector<HalfSlow> half_slower_than_fp32(const Ctx& c) {
   std::vector<BenchRow> timed;  // bench_rows() keeps ok rows only
   for (const auto& r : c.report.results) {
-    if (r.kind != "bench" || (r.status != Status::ok && r.status != Status::mismatch)) continue;
+    if (r.kind != ResultKind::bench || (r.status != Status::ok && r.status != Status::mismatch)) continue;
     const auto k = parse_bench_key(r.key);
     if (k && k->group == "gemm" && metric(r, "tflops") > 0) timed.push_back({&r, *k});
   }
@@ -222,7 +222,7 @@ std::vector<HalfSlow> half_slower_than_fp32(const Ctx& c) {
         h.gemm_ratio = metric(*f->second, "tflops") / metric(*lo->second, "tflops");
       }
       for (const auto& r : c.report.results) {
-        if (r.kind != "train" || r.device != dev || r.dtype != dt || !ok(r)) continue;
+        if (r.kind != ResultKind::train || r.device != dev || r.dtype != dt || !ok(r)) continue;
         const double s = metric(r, "speedup_vs_fp32");
         if (s > 0 && 1 / s > h.train_ratio) {
           h.train_ratio = 1 / s;
@@ -263,7 +263,7 @@ void rule_half_slower(const Ctx& c, std::vector<Finding>& out) {
     std::string evidence_text;
     for (const auto& e : evidence) evidence_text += (evidence_text.empty() ? "" : "; ") + e;
     out.push_back(make_finding(
-        "half_slower_than_fp32", twin ? "info" : "warning",
+        "half_slower_than_fp32", twin ? Severity::info : Severity::warning,
         (twin ? 12 : 45) + std::min(15.0, 3 * std::log2(ratio)),
         fmt::format("{} is {} slower than fp32 on {}: stay in fp32 here", h.dtype, times(ratio),
                     c.device_label(h.device)),
@@ -327,7 +327,8 @@ void rule_gemm_under_peak(const Ctx& c, std::vector<Finding>& out) {
     // for work left on the CPU: a tip, not a warning.
     const bool twin = cpu && !c.target_is_cpu();
     out.push_back(make_finding(
-        "gemm_under_peak", twin ? "info" : "warning", (twin ? 10 : 40) + (limit - p) / (twin ? 10 : 1),
+        "gemm_under_peak", twin ? Severity::info : Severity::warning,
+        (twin ? 10 : 40) + (limit - p) / (twin ? 10 : 1),
         fmt::format("{} GEMM reaches only {} of peak on {}", key.second, pct(p), c.device_label(key.first)),
         fmt::format("best {} GEMM ({}) at {} = {} of the {} bound ({}){}", key.second, r->shape,
                     rate(r->roofline->achieved_tflops, "TFLOP/s"), pct(p),
@@ -373,7 +374,8 @@ void rule_sustained_throttle(const Ctx& c, std::vector<Finding>& out) {
             "'SW Power Cap', 'HW Slowdown', 'Thermal'): check cooling, the power limit (nvidia-smi -pl) and, "
             "on a laptop or Windows, the power plan";
   out.push_back(make_finding(
-      "sustained_throttle", severe ? "warning" : "info", severe ? 30 + worst_drop / 2 : 8 + worst_drop / 4,
+      "sustained_throttle", severe ? Severity::warning : Severity::info,
+      severe ? 30 + worst_drop / 2 : 8 + worst_drop / 4,
       fmt::format("{} slows down under sustained load: {} GEMM {:.0f}% below its first calls",
                   c.device_label(r.device), worst->k.dtype, worst_drop),
       fmt::format("{}: {} sustained (median) vs {} in the first back-to-back calls", r.key,
@@ -395,7 +397,7 @@ void rule_first_use_cost(const Ctx& c, std::vector<Finding>& out) {
   };
   std::map<std::string, std::vector<Cost>> by_device;
   std::map<std::string, double> wall_ms;
-  for (const Result* r : c.of_kind("check")) {
+  for (const Result* r : c.of_kind(ResultKind::check)) {
     if (r->device.empty() || r->device == "cpu" || !r->timing) continue;
     const auto first = r->phase_ms.find("first_call");
     if (first == r->phase_ms.end()) continue;
@@ -466,7 +468,7 @@ void rule_first_use_cost(const Ctx& c, std::vector<Finding>& out) {
     // Always a tip: the evidence cannot tell which part of the cost a cache
     // would have kept (lazy loading and library set-up are paid anyway).
     out.push_back(make_finding(
-        "first_use_cost", "info", (disabled.empty() ? 4 : 12) + std::min(10.0, total / 1000),
+        "first_use_cost", Severity::info, (disabled.empty() ? 4 : 12) + std::min(10.0, total / 1000),
         fmt::format("The first call of an operator costs up to {:.2f} s on {} ({:.1f} s in this run)",
                     costs.front().ms / 1000, c.device_label(device), total / 1000),
         fmt::format("first calls minus an ordinary call, summed over {} checks: {:.1f} s, {} of the checks' "
@@ -503,7 +505,8 @@ void rule_bandwidth_under_peak(const Ctx& c, std::vector<Finding>& out) {
     if (p >= kBandwidthLowPercent) continue;
     const bool twin = device == "cpu" && !c.target_is_cpu();  // see rule_gemm_under_peak
     out.push_back(make_finding(
-        "bandwidth_under_peak", twin ? "info" : "warning", (twin ? 10 : 35) + (kBandwidthLowPercent - p) / 2,
+        "bandwidth_under_peak", twin ? Severity::info : Severity::warning,
+        (twin ? 10 : 35) + (kBandwidthLowPercent - p) / 2,
         fmt::format("Memory bandwidth reaches only {} of peak on {}", pct(p), c.device_label(device)),
         fmt::format("best memory benchmark ({}) moves {} = {} of {} ({})", r->name,
                     rate(r->roofline->achieved_gbps, "GB/s"), pct(p),
@@ -557,7 +560,7 @@ void rule_autocast(const Ctx& c, std::vector<Finding>& out) {
       evidence += " (fp32 goes through the reference BLAS here, bf16 through oneDNN)";
     }
     out.push_back(make_finding(
-        "autocast", "info", std::min(30.0, 10 + 5 * std::log2(ratio)),
+        "autocast", Severity::info, std::min(30.0, 10 + 5 * std::log2(ratio)),
         fmt::format("{} matmuls are {} faster than fp32 on {}", low->dtype, times(ratio),
                     c.device_label(dev)),
         evidence,
@@ -584,7 +587,7 @@ void rule_tf32(const Ctx& c, std::vector<Finding>& out) {
       fix += "; and unset NVIDIA_TF32_OVERRIDE=0, which forbids TF32 for the whole process";
     }
     out.push_back(make_finding(
-        "tf32_off", "info", std::min(28.0, 8 + 5 * std::log2(ratio)),
+        "tf32_off", Severity::info, std::min(28.0, 8 + 5 * std::log2(ratio)),
         fmt::format("TF32 would make fp32 matmuls {} faster on {}", times(ratio), c.device_label(k.first)),
         fmt::format("fp32 GEMM with TF32 off (torch's default for matmuls) {} vs TF32 {}",
                     rate(metric(*f32->second, "tflops"), "TFLOP/s"), rate(metric(*r, "tflops"), "TFLOP/s")),
@@ -626,7 +629,7 @@ void rule_bf16_emulated(const Ctx& c, std::vector<Finding>& out) {
   // Only worth saying when bf16 is used here.
   std::vector<std::string> uses;
   for (const auto& r : c.report.results) {
-    if (r.device == d.id && r.dtype == "bf16" && ok(r) && r.kind != "check") uses.push_back(r.key);
+    if (r.device == d.id && r.dtype == "bf16" && ok(r) && r.kind != ResultKind::check) uses.push_back(r.key);
   }
   bool any_check = false;
   for (const auto& r : c.report.results)
@@ -650,7 +653,7 @@ void rule_bf16_emulated(const Ctx& c, std::vector<Finding>& out) {
           : "Use fp16 instead: torch.autocast(device_type=\"cuda\", dtype=torch.float16) with "
             "torch.amp.GradScaler for training, or model.half() for inference (LLM runners: "
             "--dtype float16)";
-  out.push_back(make_finding("bf16_emulated", "warning", 50,
+  out.push_back(make_finding("bf16_emulated", Severity::warning, 50,
                              fmt::format("bf16 is emulated on {}", c.device_label(d.id)), evidence,
                              "Without bf16 hardware, torch converts bf16 to fp32 for every operation: bf16 "
                              "runs no faster than fp32 (often "
@@ -688,7 +691,7 @@ void rule_sdpa_math(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!math.empty() && fused.empty()) {
     out.push_back(make_finding(
-        "sdpa_math", "warning", 45, "Attention (SDPA) runs the unfused math path",
+        "sdpa_math", Severity::warning, 45, "Attention (SDPA) runs the unfused math path",
         fmt::format("scaled_dot_product_attention ran as matmul + softmax in {}{}", list_some(math, 3),
                     warned.empty() ? "" : "; torch warned that its fused kernels are not available"),
         "The math path materialises the full attention matrix: memory grows with the square of the sequence "
@@ -705,7 +708,7 @@ void rule_sdpa_math(const Ctx& c, std::vector<Finding>& out) {
         kRefSdpa));
   } else if (!warned.empty() && !fused.empty()) {
     out.push_back(make_finding(
-        "sdpa_warning_harmless", "info", 3, "The flash-attention warning is harmless here",
+        "sdpa_warning_harmless", Severity::info, 3, "The flash-attention warning is harmless here",
         fmt::format("torch warned about a missing fused attention kernel in {}, but {} ran in {}",
                     list_some(warned, 2), fused_impl, list_some(fused, 2)),
         "torch picks the next fused backend with the same result; only the math path would be slow.",
@@ -741,7 +744,7 @@ void rule_pinned(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!best || best_ratio < kPinnedRatio) return;
   out.push_back(make_finding(
-      "pageable_copies", "info", std::min(25.0, 10 + 5 * std::log2(best_ratio)),
+      "pageable_copies", Severity::info, std::min(25.0, 10 + 5 * std::log2(best_ratio)),
       fmt::format("Pinned host memory copies {} faster than pageable memory", times(best_ratio)),
       fmt::format("{} {}: pageable {} vs pinned {}", best->pinned->name.substr(0, 3), best->pinned->shape,
                   rate(metric(*best->pageable, "gbps"), "GB/s"), rate(metric(*best->pinned, "gbps"), "GB/s")),
@@ -758,7 +761,7 @@ void rule_launch_bound(const Ctx& c, std::vector<Finding>& out) {
   const Result* worst = nullptr;
   double worst_idle = 0;
   for (const auto& r : c.report.results) {
-    if (r.kind != "llm" || !ok(r) || r.device == "cpu") continue;
+    if (r.kind != ResultKind::llm || !ok(r) || r.device == "cpu") continue;
     const auto k = parse_llm_key(r.key);
     if (!k || k->graph || k->test.rfind("tg", 0) != 0) continue;
     const bool flagged = r.evidence.is_object() && r.evidence.value("launch_bound", false);
@@ -816,7 +819,7 @@ void rule_launch_bound(const Ctx& c, std::vector<Finding>& out) {
         "where this backend supports it";
   }
   out.push_back(make_finding(
-      "launch_bound_decode", warn ? "warning" : "info", 40 + 40 * worst_idle,
+      "launch_bound_decode", warn ? Severity::warning : Severity::info, 40 + 40 * worst_idle,
       fmt::format("LLM decode is launch-bound: the device idles {} of each step", pct(100 * worst_idle)),
       evidence,
       "At small batch each decode step is hundreds of tiny kernels; the host cannot launch them as fast as "
@@ -833,7 +836,7 @@ void rule_small_batch(const Ctx& c, std::vector<Finding>& out) {
   };
   std::map<std::string, std::vector<Point>> groups;
   for (const auto& r : c.report.results) {
-    if ((r.kind != "llm" && r.kind != "train") || !ok(r)) continue;
+    if ((r.kind != ResultKind::llm && r.kind != ResultKind::train) || !ok(r)) continue;
     std::smatch m;
     if (!std::regex_search(r.key, m, kBatch)) continue;
     const std::string group = m.prefix().str() + "/b*/" + m.suffix().str();
@@ -862,7 +865,7 @@ void rule_small_batch(const Ctx& c, std::vector<Finding>& out) {
   if (!lo_best) return;
   const std::string unit = metric_name == "samples_per_s" ? "samples/s" : "tokens/s";
   out.push_back(make_finding(
-      "small_batch", "info", std::min(35.0, 10 + 6 * std::log2(best_gain)),
+      "small_batch", Severity::info, std::min(35.0, 10 + 6 * std::log2(best_gain)),
       fmt::format("Batch {} under-uses the device: batch {} gives {} the throughput", lo_best->batch,
                   hi_best->batch, times(best_gain)),
       fmt::format("{}: {} {} at batch {}, {} {} at batch {} ({:.0f}% scaling efficiency)", lo_best->r->key,

@@ -119,7 +119,7 @@ void rule_no_engine(const Ctx& c, std::vector<Finding>& out) {
   if (it == c.env.torch.not_collected.end() || !c.env.torch.version.empty()) return;
   const std::string& why = it->second;
   out.push_back(make_finding(
-      "no_engine", "warning", 90, "Nothing was measured: accel-doctor found no torch engine",
+      "no_engine", Severity::warning, 90, "Nothing was measured: accel-doctor found no torch engine",
       why.substr(0, why.find('\n')),
       "accel-doctor reads the machine itself, but it measures (operator checks, benchmarks, LLM and "
       "training workloads) and asks torch about its build and devices through its torch engine, "
@@ -172,7 +172,8 @@ void rule_cpu_only_torch(const Ctx& c, std::vector<Finding>& out) {
         "chips; an older iGPU is rarely faster than the CPU";
   }
   out.push_back(make_finding(
-      "no_accelerator.cpu_only_torch", only_integrated ? "warning" : "critical", only_integrated ? 60 : 100,
+      "no_accelerator.cpu_only_torch", only_integrated ? Severity::warning : Severity::critical,
+      only_integrated ? 60 : 100,
       only_integrated ? "torch is a CPU-only build; the machine has an integrated GPU it cannot use"
                       : fmt::format("The GPU is not used: torch is a CPU-only build and {} is in the machine",
                                     g.name.empty() ? vendor_name(g.vendor) + " GPU" : g.name),
@@ -199,7 +200,7 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
     if (why.empty()) continue;
     explained = true;
     out.push_back(make_finding(
-        "no_accelerator.hidden_by_env", "critical", 98,
+        "no_accelerator.hidden_by_env", Severity::critical, 98,
         fmt::format("The GPU is hidden: {}=\"{}\"", v->name, v->value),
         fmt::format("torch ({} build) sees no device; {} ({}); {} {} GPU{} found on the PCI bus", backend,
                     v->name, why, gpus.size(), vendor_name(vendor), gpus.size() == 1 ? "" : "s"),
@@ -234,7 +235,7 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
     for (const auto& g : groups) group_list += (group_list.empty() ? "" : ",") + g;
     if (group_list.empty()) group_list = vendor == "amd" ? "render,video" : "video";
     out.push_back(make_finding(
-        "no_accelerator.device_permissions", "critical", 97,
+        "no_accelerator.device_permissions", Severity::critical, 97,
         "The GPU device nodes cannot be opened by this user",
         fmt::format("torch ({} build) sees no device; no read/write access to {}", backend,
                     list_some(denied)),
@@ -286,7 +287,7 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
           "`sycl-ls` or `clinfo`";
     }
     out.push_back(
-        make_finding("no_accelerator.driver", "critical", 96,
+        make_finding("no_accelerator.driver", Severity::critical, 96,
                      fmt::format("torch ({} build) finds no GPU: the {} driver is missing or failing",
                                  backend, vendor_name(vendor)),
                      list_some(problems, 4),
@@ -308,8 +309,8 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
       evidence += "; hardware present: " + list_some(names);
     }
     out.push_back(make_finding(
-        "no_accelerator.unexplained", "critical", 95, fmt::format("torch ({} build) finds no GPU", backend),
-        evidence, "Every operation runs on the CPU.",
+        "no_accelerator.unexplained", Severity::critical, 95,
+        fmt::format("torch ({} build) finds no GPU", backend), evidence, "Every operation runs on the CPU.",
         gpus.empty()
             ? "If this is a container or VM, pass the GPU through (docker run --gpus all, or "
               "--device=/dev/kfd --device=/dev/dri for ROCm); on a laptop check that the discrete GPU "
@@ -375,7 +376,7 @@ void rule_arch_not_in_build(const Ctx& c, std::vector<Finding>& out) {
     }
     std::string arch_list = list_some(c.env.torch.arch_list, 12);
     out.push_back(
-        make_finding("arch_not_in_build", "critical", 94,
+        make_finding("arch_not_in_build", Severity::critical, 94,
                      fmt::format("{} ({}, {}) is not in this torch build's architecture list",
                                  d.name.empty() ? d.id : d.name, d.arch, d.id),
                      fmt::format("device arch {}; torch {} was built for: {}", d.arch, c.env.torch.version,
@@ -475,18 +476,18 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
       // HIP on Windows does not go through the HSA runtime: the variable is
       // ignored (AMD in ROCm/TheRock#1719; llama.cpp PR #21331).
       if (g.var) {
-        out.push_back(
-            make_finding("hsa_override.ignored_on_windows", native ? "info" : "warning", native ? 8 : 50,
-                         fmt::format("{}={} has no effect on Windows ({})", var_name, value, who),
-                         fmt::format("{} is set, but HIP on Windows does not read it", var_name),
-                         "Advice written for Linux ROCm does not carry over: the GPU keeps its real target.",
-                         unset_var_advice(c.platform, var_name), kRefHsaWindows));
+        out.push_back(make_finding(
+            "hsa_override.ignored_on_windows", native ? Severity::info : Severity::warning, native ? 8 : 50,
+            fmt::format("{}={} has no effect on Windows ({})", var_name, value, who),
+            fmt::format("{} is set, but HIP on Windows does not read it", var_name),
+            "Advice written for Linux ROCm does not carry over: the GPU keeps its real target.",
+            unset_var_advice(c.platform, var_name), kRefHsaWindows));
       }
       // The targets arch_not_in_build leaves to this rule (an override fixes
       // them on Linux); the others it reports on every OS.
       if (!native && (a.support == "override" || a.support == "override_risky")) {
         out.push_back(make_finding(
-            "hsa_override.windows_no_build", "critical", 99,
+            "hsa_override.windows_no_build", Severity::critical, 99,
             fmt::format("{} is not in this build, and Windows has no HSA_OVERRIDE_GFX_VERSION", who),
             fmt::format(
                 "{} is not in this build's arch list ({}); on Linux HSA_OVERRIDE_GFX_VERSION={} would "
@@ -509,7 +510,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
       // Its own version, or the ISA-compatible one kb/arch.json names: harmless.
       if (value == own || (!a.override_value.empty() && value == a.override_value)) {
         out.push_back(make_finding(
-            "hsa_override.unnecessary", "info", 8,
+            "hsa_override.unnecessary", Severity::info, 8,
             fmt::format("{}={} is unnecessary on {}", var_name, value, who),
             fmt::format("{} is supported natively by this build; the override names its own version {}",
                         g.target, own),
@@ -519,7 +520,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
             unset_var_advice(c.platform, var_name), kRefRocmEnv));
       } else {
         out.push_back(make_finding(
-            "hsa_override.unnecessary", "critical", 93,
+            "hsa_override.unnecessary", Severity::critical, 93,
             fmt::format("{}={} overrides a natively supported {}", var_name, value, who),
             fmt::format("{} (version {}) is supported natively{}, but {} makes the runtime treat it as {}",
                         g.target, own, g.in_build ? " and is in this build's arch list" : "", var_name,
@@ -549,7 +550,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
           fix = set_var_advice(c.platform, "HSA_OVERRIDE_GFX_VERSION", a.override_value);
         }
         out.push_back(make_finding(
-            "hsa_override.missing", "critical", 99,
+            "hsa_override.missing", Severity::critical, 99,
             fmt::format("{} needs HSA_OVERRIDE_GFX_VERSION={}", who, a.override_value),
             fmt::format("{} is not in this build's arch list ({}) and no override is set; {}", g.target,
                         list_some(c.env.torch.arch_list, 8), a.note),
@@ -558,7 +559,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
             fix, kRefRocmEnv));
       } else if (value != a.override_value) {
         out.push_back(make_finding(
-            "hsa_override.wrong", "critical", 99,
+            "hsa_override.wrong", Severity::critical, 99,
             fmt::format("{}={} is wrong for {}: use {}", var_name, value, who, a.override_value),
             fmt::format("{} is ISA-compatible with version {}, not {}; {}", g.target, a.override_value, value,
                         a.note),
@@ -570,7 +571,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
     }
     if (a.support == "override_risky") {
       out.push_back(make_finding(
-          "hsa_override.risky", "warning", 55,
+          "hsa_override.risky", Severity::warning, 55,
           g.var ? fmt::format("{}={} on {} is experimental", var_name, value, who)
                 : fmt::format("{} is not supported by this ROCm build", who),
           fmt::format("{}; {}",
@@ -588,7 +589,8 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
     }
     if (a.support == "none" && g.var) {
       out.push_back(make_finding(
-          "hsa_override.wrong", "critical", 99, fmt::format("{}={} cannot work on {}", var_name, value, who),
+          "hsa_override.wrong", Severity::critical, 99,
+          fmt::format("{}={} cannot work on {}", var_name, value, who),
           a.note.empty() ? fmt::format("no supported target is ISA-compatible with {}", g.target)
                          : fmt::format("{}: {}", g.target, a.note),
           "The override makes the runtime load code for another ISA: crashes or wrong results.",
@@ -619,7 +621,7 @@ void rule_hsa_override(const Ctx& c, std::vector<Finding>& out) {
           "6.2)";
     }
     out.push_back(make_finding(
-        "hsa_override.per_device", "warning", 70,
+        "hsa_override.per_device", Severity::warning, 70,
         "One HSA_OVERRIDE_GFX_VERSION applies to AMD GPUs that need different targets",
         fmt::format("HSA_OVERRIDE_GFX_VERSION={} applies to every GPU: {}; ROCm {}", global->value,
                     list_some(parts), rocm_version(c).empty() ? "version unknown" : rocm_version(c)),
@@ -683,7 +685,7 @@ void rule_integrated_selected(const Ctx& c, std::vector<Finding>& out) {
               : "Change " + vars.front().substr(0, vars.front().find('=')) +
                     " to list the discrete GPU (rocm-smi / nvidia-smi show the indices), or unset it";
   }
-  out.push_back(make_finding("integrated_gpu_selected", "warning", 80,
+  out.push_back(make_finding("integrated_gpu_selected", Severity::warning, 80,
                              "The integrated GPU does the work while a discrete GPU is idle", evidence,
                              "An integrated GPU shares the CPU's memory bandwidth and power: it is often no "
                              "faster than the CPU, while "

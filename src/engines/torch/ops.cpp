@@ -144,7 +144,7 @@ class OpsSuite final : public WorkerSuite {
     if (it == by_key_.end()) {
       Result r;
       r.key = key;
-      r.kind = "check";
+      r.kind = ResultKind::check;
       r.status = Status::skipped;
       r.reason = "no such check in this build";
       return r;

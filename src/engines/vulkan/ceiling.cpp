@@ -224,7 +224,7 @@ Result base_row(const DeviceInfo& d, const std::string& group, const std::string
                 const std::string& dtype, const std::string& shape) {
   Result r;
   r.key = key(group, name, dtype, shape);
-  r.kind = "bench";
+  r.kind = ResultKind::bench;
   r.name = name;
   r.category = "vulkan/" + group;
   r.dtype = dtype;

@@ -59,7 +59,7 @@ std::vector<Item> build_items(const LlmOptions& o) {
     if (what == "tg") tail = fmt::format("b{}/tg{}@d{}", b, g, p);
     if (what == "graph") tail = fmt::format("b{}/tg{}@d{}/graph", b, g, p);
     it.info.key = fmt::format("llm/{}/{}/{}/{}", dev_type, preset, dtype, tail);
-    it.info.kind = "llm";
+    it.info.kind = ResultKind::llm;
     it.info.name = what == "pp"            ? fmt::format("pp{}", p)
                    : what == "correctness" ? "correctness"
                                            : fmt::format("tg{}@d{}{}", g, p, what == "graph" ? " graph" : "");
@@ -140,7 +140,8 @@ class LlmSuite final : public WorkerSuite {
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
     const auto it = items_.find(key);
-    Result r = start_result(key, "llm", it == items_.end() ? nullptr : &it->second.info, "no such item");
+    Result r =
+        start_result(key, ResultKind::llm, it == items_.end() ? nullptr : &it->second.info, "no such item");
     if (it == items_.end()) return r;
     const Item& item = it->second;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;

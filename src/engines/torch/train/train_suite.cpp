@@ -63,7 +63,7 @@ std::vector<Item> build_items(const TrainOptions& o) {
     it.precision = prec;
     it.batch = b;
     const std::string base = fmt::format("train/{}/{}/{}", on_cpu ? "cpu" : type, model, prec);
-    it.info.kind = "train";
+    it.info.kind = ResultKind::train;
     it.info.category = model;
     it.info.dtype = prec;
     if (what == "step") {
@@ -137,7 +137,8 @@ class TrainSuite final : public WorkerSuite {
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
     const auto it = items_.find(key);
-    Result r = start_result(key, "train", it == items_.end() ? nullptr : &it->second.info, "no such item");
+    Result r =
+        start_result(key, ResultKind::train, it == items_.end() ? nullptr : &it->second.info, "no such item");
     if (it == items_.end()) return r;
     const Item& item = it->second;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
