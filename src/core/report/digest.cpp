@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "core/report/console.hpp"
+#include "core/result_keys.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -102,18 +102,13 @@ std::string source_basis(const std::string& source) {
 
 LlmShape llm_shape(const Result& r) {
   LlmShape s;
-  static const std::regex kPrefill(R"(/b(\d+)/pp(\d+)$)");
-  static const std::regex kDecode(R"(/b(\d+)/tg(\d+)@d(\d+)(/graph)?$)");
-  std::smatch m;
-  if (std::regex_search(r.key, m, kPrefill)) {
-    s.phase = "prefill";
-    s.batch = std::stoi(m[1]);
-    s.prompt = std::stoi(m[2]);
-  } else if (std::regex_search(r.key, m, kDecode)) {
-    s.phase = m[4].matched ? "graph" : "decode";
-    s.batch = std::stoi(m[1]);
-    s.gen = std::stoi(m[2]);
-    s.prompt = std::stoi(m[3]);
+  if (const auto k = LlmKey::parse(r.key); k && k->test != LlmKey::Test::correctness) {
+    s.phase = k->test == LlmKey::Test::prefill ? "prefill"
+              : k->test == LlmKey::Test::graph ? "graph"
+                                               : "decode";
+    s.batch = k->batch;
+    s.prompt = k->prompt;
+    s.gen = k->gen;
   }
   if (auto v = metric(r, "batch")) s.batch = static_cast<int>(*v);
   if (auto v = metric(r, "prompt_tokens")) s.prompt = static_cast<int>(*v);

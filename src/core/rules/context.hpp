@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result_keys.hpp"
 #include "core/rules/rules.hpp"
 #include "core/strings.hpp"
 
@@ -23,20 +24,8 @@ struct Platform {
   std::string backend;       ///< "cuda", "rocm", "mps", "directml", "xpu", "cpu"
 };
 
-/// `bench/<device type>/<group>/<name>/<dtype>/<shape>` split into parts.
-struct BenchKey {
-  std::string device_type, group, name, dtype, shape;
-};
-std::optional<BenchKey> parse_bench_key(std::string_view key);
-
-/// `llm/<device type>/<preset>/<dtype>/b<batch>/<test>[/graph]`.
-struct LlmKey {
-  std::string device_type, preset, dtype;
-  int batch = 0;
-  std::string test;  ///< "pp128", "tg32@d128", "correctness"
-  bool graph = false;
-};
-std::optional<LlmKey> parse_llm_key(std::string_view key);
+using accel::BenchKey;  // core/result_keys.hpp
+using accel::LlmKey;
 
 class Ctx {
  public:

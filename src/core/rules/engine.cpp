@@ -229,7 +229,7 @@ std::string gemm_phrase(const Ctx& c) {
   bool best_quiet = false;
   for (const auto& r : c.report.results) {
     if (r.kind != ResultKind::bench || r.status != Status::ok || r.device != c.target) continue;
-    const auto k = rules::parse_bench_key(r.key);
+    const auto k = BenchKey::parse(r.key);
     if (!k || k->group != "gemm" || k->dtype == "int8") continue;
     const auto it = r.metrics.find("tflops");
     if (it == r.metrics.end() || !(it->second > 0)) continue;

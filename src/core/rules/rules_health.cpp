@@ -650,7 +650,7 @@ void rule_pcie(const Ctx& c, std::vector<Finding>& out) {
   double pinned = 0;
   for (const auto& r : c.report.results) {
     if (r.kind != ResultKind::bench || r.status != Status::ok) continue;
-    const auto k = parse_bench_key(r.key);
+    const auto k = BenchKey::parse(r.key);
     if (k && k->group == "transfer" && k->name == "h2d_pinned") {
       const auto it = r.metrics.find("gbps");
       if (it != r.metrics.end()) pinned = std::max(pinned, it->second);

@@ -87,7 +87,7 @@ std::vector<BenchRow> bench_rows(const Ctx& c, std::string_view group) {
   std::vector<BenchRow> out;
   for (const auto& r : c.report.results) {
     if (r.kind != ResultKind::bench || !ok(r)) continue;
-    auto k = parse_bench_key(r.key);
+    auto k = BenchKey::parse(r.key);
     if (k && k->group == group) out.push_back({&r, *k});
   }
   return out;
@@ -200,7 +200,7 @@ std::vector<HalfSlow> half_slower_than_fp32(const Ctx& c) {
   std::vector<BenchRow> timed;  // bench_rows() keeps ok rows only
   for (const auto& r : c.report.results) {
     if (r.kind != ResultKind::bench || (r.status != Status::ok && r.status != Status::mismatch)) continue;
-    const auto k = parse_bench_key(r.key);
+    const auto k = BenchKey::parse(r.key);
     if (k && k->group == "gemm" && metric(r, "tflops") > 0) timed.push_back({&r, *k});
   }
   const auto best = best_by_device_dtype(timed, "tflops");
@@ -759,25 +759,29 @@ void rule_pinned(const Ctx& c, std::vector<Finding>& out) {
 
 void rule_launch_bound(const Ctx& c, std::vector<Finding>& out) {
   const Result* worst = nullptr;
+  std::optional<std::string> worst_graph;  // the key of worst's graph-replay twin
   double worst_idle = 0;
   for (const auto& r : c.report.results) {
     if (r.kind != ResultKind::llm || !ok(r) || r.device == "cpu") continue;
-    const auto k = parse_llm_key(r.key);
-    if (!k || k->graph || k->test.rfind("tg", 0) != 0) continue;
+    const auto k = LlmKey::parse(r.key);
+    if (!k || k->test != LlmKey::Test::decode) continue;
     const bool flagged = r.evidence.is_object() && r.evidence.value("launch_bound", false);
     const double idle = metric(r, "device_idle_fraction");
     if (!flagged && idle < kLaunchIdle) continue;
     // Prefer the rows with a graph-replay twin (the main model, not the
     // small preset run only for the speed-up vs CPU): they show the gain.
-    const bool has_graph = c.find(r.key + "/graph") != nullptr;
-    const bool worst_has_graph = worst && c.find(worst->key + "/graph") != nullptr;
+    LlmKey graph = *k;
+    graph.test = LlmKey::Test::graph;
+    const bool has_graph = c.find(graph.str()) != nullptr;
+    const bool worst_has_graph = worst_graph && c.find(*worst_graph) != nullptr;
     if (!worst || (has_graph && !worst_has_graph) || (has_graph == worst_has_graph && idle > worst_idle)) {
       worst = &r;
       worst_idle = idle;
+      worst_graph = graph.str();
     }
   }
   if (!worst) return;
-  const Result* graph = c.find(worst->key + "/graph");
+  const Result* graph = c.find(*worst_graph);
   double gain = 0;
   if (graph && ok(*graph) && metric(*worst, "tokens_per_s") > 0) {
     gain = metric(*graph, "tokens_per_s") / metric(*worst, "tokens_per_s");

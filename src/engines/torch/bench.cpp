@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/accumulation.hpp"
+#include "core/result_keys.hpp"
 #include "core/roofline.hpp"
 #include "engine_api/ops.hpp"
 #include "engines/torch/backend/backend.hpp"
@@ -279,7 +280,7 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
                  const std::string& dtype, const std::string& shape, const std::string& where,
                  std::function<void(Result&, const BenchCtx&)> fn) {
     BenchRow row;
-    row.info.key = bench_key(dev_type, group, name, dtype, shape);
+    row.info.key = BenchKey{dev_type, group, name, dtype, shape}.str();
     row.info.kind = ResultKind::bench;
     row.info.name = name;
     row.info.category = group;

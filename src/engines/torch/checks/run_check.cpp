@@ -12,6 +12,7 @@
 
 #include "core/accumulation.hpp"
 #include "core/fallback.hpp"
+#include "core/result_keys.hpp"
 #include "engines/torch/profiler.hpp"
 #include "engines/torch/timer.hpp"
 
@@ -238,7 +239,7 @@ void apply_fallback_evidence(Result& r, const RunContext& ctx, const Profiled* p
 }  // namespace
 
 std::string check_key(const CheckDef& def, at::ScalarType dtype) {
-  return fmt::format("ops/{}/{}/{}", def.category, def.name, dtype_name(dtype));
+  return OpsKey{def.category, def.name, dtype_name(dtype)}.str();
 }
 
 Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ctx) {
