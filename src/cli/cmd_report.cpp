@@ -1,6 +1,7 @@
 // `report --from report.json`: renders saved reports without running
 // anything (CI and support threads, no GPU needed).
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <map>
 
@@ -111,6 +112,18 @@ int cmd_report(App& app, const ReportArgs& args) {
   app.out(render_text(report, app.style_stdout()));
   app.write_outputs(report);
   return kExitHealthy;  // rendering succeeded; `diagnose --from` gives the health exit code
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_report_command(CLI::App& cli, ReportArgs& args) {
+  auto* report = cli.add_subcommand(
+      "report",
+      "render saved JSON reports (--from, repeatable: merged into one) as --html, --format md|jsonl|text");
+  // Not CLI::ExistingFile: a file that cannot be read gets the same message
+  // from report, diagnose and compare (read_report_file: path and reason).
+  report->add_option("--from", args.from, "a report.json written by --json (repeatable)")->required();
+  return report;
 }
 
 }  // namespace accel::cli
