@@ -11,6 +11,7 @@
 #include "core/ceilings.hpp"
 #include "core/device_select.hpp"
 #include "core/directml_join.hpp"
+#include "core/enum_names.hpp"
 #include "core/report/html.hpp"
 #include "core/report/json_report.hpp"
 #include "core/report/jsonl.hpp"
@@ -27,10 +28,10 @@ namespace accel::cli {
 std::string_view to_string(OutputFormat f) { return kOutputFormatNames[static_cast<int>(f)]; }
 
 std::optional<OutputFormat> output_format_from_string(std::string_view name) {
-  for (OutputFormat f : {OutputFormat::text, OutputFormat::md, OutputFormat::jsonl}) {
-    if (to_string(f) == name) return f;
-  }
-  return std::nullopt;
+  constexpr std::pair<OutputFormat, const char*> kFormats[] = {{OutputFormat::text, kOutputFormatNames[0]},
+                                                               {OutputFormat::md, kOutputFormatNames[1]},
+                                                               {OutputFormat::jsonl, kOutputFormatNames[2]}};
+  return enum_parse<OutputFormat>(kFormats, name);
 }
 
 namespace {

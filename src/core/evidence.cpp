@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.hpp"
 #include "core/files.hpp"
 #include "core/stats.hpp"
 
@@ -28,18 +29,10 @@ constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
 }};
 }  // namespace
 
-std::string_view to_string(Status s) {
-  for (const auto& [status, name] : kStatusNames) {
-    if (status == s) return name;
-  }
-  return "unknown";
-}
+std::string_view to_string(Status s) { return enum_name(kStatusNames, s, std::string_view("unknown")); }
 
 std::optional<Status> status_from_string(std::string_view name) {
-  for (const auto& [status, n] : kStatusNames) {
-    if (n == name) return status;
-  }
-  return std::nullopt;
+  return enum_parse<Status>(kStatusNames, name);
 }
 
 bool is_failure(Status s) {
@@ -95,43 +88,28 @@ constexpr std::array<std::pair<Where, std::string_view>, 8> kWhereNames{{
 }};
 
 template <typename E, std::size_t N>
-std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E v) {
-  for (const auto& [e, name] : names) {
-    if (e == v) return name;
-  }
-  return "unknown";
-}
-
-template <typename E, std::size_t N>
-std::optional<E> parse_name(const std::array<std::pair<E, std::string_view>, N>& names,
-                            std::string_view name) {
-  for (const auto& [e, n] : names) {
-    if (n == name) return e;
-  }
-  return std::nullopt;
-}
-
-template <typename E, std::size_t N>
 void read_name(const json& j, const std::array<std::pair<E, std::string_view>, N>& names, const char* set,
                E& v) {
   const auto name = j.get<std::string>();
-  const auto parsed = parse_name(names, name);
+  const auto parsed = enum_parse<E>(names, name);
   if (!parsed) throw ReportError(fmt::format("unknown {} '{}'", set, name));
   v = *parsed;
 }
 
 }  // namespace
 
-std::string_view to_string(ResultKind k) { return name_of(kResultKindNames, k); }
+std::string_view to_string(ResultKind k) {
+  return enum_name(kResultKindNames, k, std::string_view("unknown"));
+}
 std::optional<ResultKind> result_kind_from_string(std::string_view name) {
-  return parse_name(kResultKindNames, name);
+  return enum_parse<ResultKind>(kResultKindNames, name);
 }
-std::string_view to_string(Severity s) { return name_of(kSeverityNames, s); }
+std::string_view to_string(Severity s) { return enum_name(kSeverityNames, s, std::string_view("unknown")); }
 std::optional<Severity> severity_from_string(std::string_view name) {
-  return parse_name(kSeverityNames, name);
+  return enum_parse<Severity>(kSeverityNames, name);
 }
-std::string_view to_string(Where w) { return name_of(kWhereNames, w); }
-std::optional<Where> where_from_string(std::string_view name) { return parse_name(kWhereNames, name); }
+std::string_view to_string(Where w) { return enum_name(kWhereNames, w, std::string_view("unknown")); }
+std::optional<Where> where_from_string(std::string_view name) { return enum_parse<Where>(kWhereNames, name); }
 
 void to_json(json& j, const ResultKind& v) { j = std::string(to_string(v)); }
 void from_json(const json& j, ResultKind& v) { read_name(j, kResultKindNames, "result kind", v); }
