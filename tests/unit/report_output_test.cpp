@@ -201,12 +201,12 @@ Report fixture() {
   graph.evidence = json::object();
   rep.results.push_back(graph);
 
-  rep.findings.push_back(Finding{"cpu-fallback", "critical", "nonzero runs on the CPU",
+  rep.findings.push_back(Finding{"cpu-fallback", Severity::critical, "nonzero runs on the CPU",
                                  "ops/indexing/nonzero/fp32: no device kernels, 2 copies",
                                  "every call copies the data to the host and back",
                                  "Upgrade torch; avoid nonzero in the hot loop",
                                  "https://example.org/fallback", 10});
-  rep.findings.push_back(Finding{"launch-bound-decode", "warning", "Decode is launch-bound",
+  rep.findings.push_back(Finding{"launch-bound-decode", Severity::warning, "Decode is launch-bound",
                                  "device busy 38% of each step", "the host cannot issue kernels fast enough",
                                  "Use CUDA graphs (graph replay reached 598 tokens/s)", "", 5});
   rep.verdict = "cuda:0 works with problems: 3/6 checks ok, 1 CPU fallback";
