@@ -4,6 +4,7 @@
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "core/llm_config.hpp"
 #include "core/machine_context.hpp"
 #include "core/report/console.hpp"
 #include "core/safetensors.hpp"
@@ -53,11 +54,10 @@ int cmd_llm(App& app, const LlmArgs& args) {
   o.cpu_preset = args.cpu_preset;
   o.isolate = !args.no_isolate;
   if (!o.preset.empty()) {
-    static const std::vector<std::string> kPresets{"tiny", "qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b",
-                                                   "llama-3.1-8b"};
+    const std::vector<std::string> presets = llm_preset_names();
     for (const auto& p : {o.preset, o.cpu_preset}) {
-      if (!p.empty() && std::find(kPresets.begin(), kPresets.end(), p) == kPresets.end()) {
-        throw UsageError(fmt::format("unknown preset '{}': choose one of {}", p, fmt::join(kPresets, ", ")));
+      if (!p.empty() && !find_llm_preset(p)) {
+        throw UsageError(fmt::format("unknown preset '{}': choose one of {}", p, fmt::join(presets, ", ")));
       }
     }
   }
@@ -96,7 +96,7 @@ CLI::App* add_llm_command(CLI::App& cli, LlmArgs& args) {
       cli.add_subcommand("llm", "LLM prefill and decode with a KV cache (llama-bench names: pp512, tg128)");
   llm->add_flag("--quick", args.quick, "small grid (tiny preset on the CPU)");
   llm->add_flag("--list", args.list, "list the items and exit");
-  llm->add_option("--preset", args.preset, "tiny, qwen2.5-0.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b");
+  llm->add_option("--preset", args.preset, fmt::format("{}", fmt::join(llm_preset_names(), ", ")));
   llm->add_option("--weights", args.weights, "a Hugging Face checkpoint folder (config.json + .safetensors)")
       ->check(CLI::ExistingDirectory);
   llm->add_option("--dtype", args.dtype, "fp32, fp16 or bf16 (default: bf16 on a GPU, fp32 on the CPU)")
