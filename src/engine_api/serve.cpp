@@ -39,7 +39,7 @@ std::vector<ItemInfo> planned_items(Engine& engine, SuiteId suite, const json& o
     case SuiteId::ops: {
       std::vector<ItemInfo> items;
       for (const auto& c : engine.list_checks(options.get<OpsOptions>())) {
-        items.push_back({c.key, "check", c.name, c.category, c.dtype, c.shape});
+        items.push_back({c.key, ResultKind::check, c.name, c.category, c.dtype, c.shape});
       }
       return items;
     }
