@@ -41,7 +41,7 @@ class FakeEngine final : public Engine {
     return {c};
   }
   std::vector<Result> run_ops(const OpsOptions& o, const RunCallbacks& cb) override {
-    ItemInfo item{"ops/x/add/fp32", "check", "add", "x", "fp32", "4"};
+    ItemInfo item{"ops/x/add/fp32", ResultKind::check, "add", "x", "fp32", "4"};
     cb.on_start(item, 0, 1);
     Result r;
     r.key = item.key;

@@ -78,7 +78,7 @@ TEST(OrtChecks, MatMulOnTheCpuProvider) {
   EXPECT_EQ(r.category, "ort-linalg");
   EXPECT_EQ(r.device, "cpu");
   ASSERT_TRUE(r.profile);
-  EXPECT_EQ(r.profile->where, "host");
+  EXPECT_EQ(to_string(r.profile->where), "host");
   EXPECT_EQ(r.profile->kernel_count, 1);
   ASSERT_TRUE(r.accuracy);
   EXPECT_EQ(r.accuracy->method, "cpu_provider_fp64");
