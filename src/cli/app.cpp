@@ -11,6 +11,7 @@
 #include "core/ceilings.hpp"
 #include "core/device_select.hpp"
 #include "core/directml_join.hpp"
+#include "core/enum_names.hpp"
 #include "core/report/html.hpp"
 #include "core/report/json_report.hpp"
 #include "core/report/jsonl.hpp"
@@ -23,6 +24,15 @@
 #include "platform/terminal.hpp"
 
 namespace accel::cli {
+
+std::string_view to_string(OutputFormat f) { return kOutputFormatNames[static_cast<int>(f)]; }
+
+std::optional<OutputFormat> output_format_from_string(std::string_view name) {
+  constexpr std::pair<OutputFormat, const char*> kFormats[] = {{OutputFormat::text, kOutputFormatNames[0]},
+                                                               {OutputFormat::md, kOutputFormatNames[1]},
+                                                               {OutputFormat::jsonl, kOutputFormatNames[2]}};
+  return enum_parse<OutputFormat>(kFormats, name);
+}
 
 namespace {
 int terminal_width() { return platform::terminal_columns(platform::StdStream::out, 120); }
@@ -218,9 +228,9 @@ void App::write_outputs(const Report& original) {
   const Report& report = redacted ? *redacted : original;
   if (!options_.json_path.empty()) write_report_file(report, options_.json_path);
   if (!options_.html_path.empty()) write_text_file(options_.html_path, render_html(report), "HTML report");
-  if (options_.format == "md") {
+  if (options_.format == OutputFormat::md) {
     std::cout << render_markdown(report) << std::flush;
-  } else if (options_.format == "jsonl") {
+  } else if (options_.format == OutputFormat::jsonl) {
     // The results not streamed while the run went (rows measured outside the
     // engine's callbacks), then the closing line.
     if (!jsonl_started_) {
@@ -256,7 +266,7 @@ void App::item_started(const std::string& key, std::size_t index, std::size_t to
 
 void App::item_finished(const Result& result) const {
   progress_->item_finished();
-  if (options_.format != "jsonl") return;
+  if (options_.format != OutputFormat::jsonl) return;
   jsonl_begin();
   jsonl_streamed_.insert(result.key);
   std::cout << scrub(jsonl_result_line(result)) << std::flush;
@@ -286,7 +296,7 @@ void App::apply_rooflines(std::vector<Result>& results, const std::vector<Result
 }
 
 void App::out(const std::string& text) const {
-  if (options_.quiet || options_.format != "text") return;
+  if (options_.quiet || options_.format != OutputFormat::text) return;
   // Text on stdout while the bar is on stderr of the same terminal: take the
   // bar off the line first; the next event draws it again.
   progress_->hide();

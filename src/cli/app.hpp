@@ -18,6 +18,10 @@
 #include "engine_api/busy_sampled_engine.hpp"
 #include "engine_api/process_engine.hpp"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace accel::cli {
 
 /// Documented exit codes (README, docs/cli.md).
@@ -30,18 +34,27 @@ enum ExitCode : int {
   kExitInterrupted = 130,  ///< Ctrl-C while measuring (128 + SIGINT, as shells say): partial report written
 };
 
+/// What goes to standard output (--format): text tables, the Markdown
+/// summary, or JSON Lines as results finish. Named "text", "md", "jsonl".
+enum class OutputFormat { text, md, jsonl };
+std::string_view to_string(OutputFormat f);
+/// Parses a --format name; nullopt for an unknown name.
+std::optional<OutputFormat> output_format_from_string(std::string_view name);
+/// The --format names, in the order --help lists them.
+inline constexpr const char* kOutputFormatNames[] = {"text", "md", "jsonl"};
+
 struct GlobalOptions {
   std::string device = "auto";
   std::string json_path;   ///< --json FILE
   std::string trace_path;  ///< --trace FILE (Chrome/Perfetto trace of the run)
   bool quiet = false;
   bool no_color = false;
-  std::string html_path;        ///< --html FILE (self-contained HTML report)
-  std::string format = "text";  ///< --format text|md|jsonl: what goes to stdout
-  bool redact = false;          ///< --redact: no host, user, home path, serial or address in any output
-  std::string engine_path;      ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
-  int repeat = 1;               ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
-  std::string python_path;      ///< --python PATH: that interpreter's accel_doctor package is the engine
+  std::string html_path;                     ///< --html FILE (self-contained HTML report)
+  OutputFormat format = OutputFormat::text;  ///< --format: what goes to stdout
+  bool redact = false;      ///< --redact: no host, user, home path, serial or address in any output
+  std::string engine_path;  ///< --engine PATH: the torch engine to run (default: beside accel-doctor)
+  int repeat = 1;           ///< --repeat N: N engine runs of each suite, merged (cli/phases.hpp)
+  std::string python_path;  ///< --python PATH: that interpreter's accel_doctor package is the engine
   std::vector<std::string> imports;  ///< --import MODULE: imported by the Python engine first (plugins)
   std::string onnxruntime_path;  ///< --onnxruntime PATH: the ONNX Runtime library (`ort`, the default run)
 };
@@ -140,6 +153,8 @@ class App {
 };
 
 int cmd_env(App& app);
+/// Adds the `env` subcommand to `cli` (cmd_env_ops.cpp).
+CLI::App* add_env_command(CLI::App& cli);
 struct OpsArgs {
   bool quick = false;
   bool list = false;
@@ -149,6 +164,8 @@ struct OpsArgs {
   double check_timeout_s = 120;
 };
 int cmd_ops(App& app, const OpsArgs& args);
+/// Adds the `ops` subcommand with its options to `cli` (cmd_env_ops.cpp); they fill `args`.
+CLI::App* add_ops_command(CLI::App& cli, OpsArgs& args);
 struct BenchArgs {
   bool quick = false;
   bool list = false;
@@ -161,6 +178,8 @@ struct BenchArgs {
   std::string from;
 };
 int cmd_bench(App& app, const BenchArgs& args);
+/// Adds the `bench` subcommand with its options to `cli` (cmd_bench.cpp); they fill `args`.
+CLI::App* add_bench_command(CLI::App& cli, BenchArgs& args);
 /// The Vulkan ceiling phase (cmd_vulkan.cpp): its rows joined with the
 /// framework rows of the run, printed; `measured` when a device gave a figure.
 struct VulkanPhase {
@@ -198,6 +217,8 @@ struct LlmArgs {
   std::vector<int> gens;
 };
 int cmd_llm(App& app, const LlmArgs& args);
+/// Adds the `llm` subcommand with its options to `cli` (cmd_llm.cpp); they fill `args`.
+CLI::App* add_llm_command(CLI::App& cli, LlmArgs& args);
 struct TrainArgs {
   bool quick = false;
   bool list = false;
@@ -217,6 +238,8 @@ struct TrainArgs {
 };
 /// Training steps: MLP and residual CNN, fp32/fp16/bf16, batch sweep.
 int cmd_train(App& app, const TrainArgs& args);
+/// Adds the `train` subcommand with its options to `cli` (cmd_train.cpp); they fill `args`.
+CLI::App* add_train_command(CLI::App& cli, TrainArgs& args);
 struct OrtArgs {
   bool quick = false;
   bool list = false;
@@ -229,6 +252,8 @@ struct OrtArgs {
 };
 /// `accel-doctor ort` (cmd_ort.cpp): the ONNX Runtime op checks and workloads.
 int cmd_ort(App& app, const OrtArgs& args);
+/// Adds the `ort` subcommand with its options to `cli` (cmd_ort.cpp); they fill `args`.
+CLI::App* add_ort_command(CLI::App& cli, OrtArgs& args);
 /// The default run's ONNX Runtime phase: measured only on a GPU provider;
 /// otherwise one line says why (no runtime, no GPU provider).
 std::vector<Result> run_ort_phase(App& app, const std::string& torch_device);
@@ -246,6 +271,8 @@ struct DiagnoseArgs {
 /// Exit 1 when a finding is at warning or above (or a check failed), 2 when
 /// the file cannot be read, 0 otherwise.
 int cmd_diagnose(App& app, const DiagnoseArgs& args);
+/// Adds the `diagnose` subcommand with its options to `cli` (cmd_diagnose.cpp); they fill `args`.
+CLI::App* add_diagnose_command(CLI::App& cli, DiagnoseArgs& args);
 /// The rules engine's inputs (kb/arch.json through app.kb(), kb/rules.json).
 DiagnoseOptions diagnose_options(App& app);
 /// Runs the rules over `report` and stores the findings and the verdict in it.
@@ -263,6 +290,8 @@ struct CompareArgs {
 /// `compare A.json B.json`: exit 1 when something regressed (slower beyond
 /// noise, or newly failing), 2 when a file cannot be read, 0 otherwise.
 int cmd_compare(App& app, const CompareArgs& args);
+/// Adds the `compare` subcommand with its options to `cli` (cmd_compare.cpp); they fill `args`.
+CLI::App* add_compare_command(CLI::App& cli, CompareArgs& args);
 
 struct ReportArgs {
   /// Saved reports; several are merged (the first one's context, all results and findings).
@@ -271,6 +300,8 @@ struct ReportArgs {
 /// Renders saved reports in the forms the global options ask for (--html,
 /// --format, --json); text tables on stdout by default.
 int cmd_report(App& app, const ReportArgs& args);
+/// Adds the `report` subcommand with its options to `cli` (cmd_report.cpp); they fill `args`.
+CLI::App* add_report_command(CLI::App& cli, ReportArgs& args);
 
 struct ExplainArgs {
   /// Log to read; empty or "-" reads standard input.
@@ -290,6 +321,8 @@ struct ExplainArgs {
 /// Recognises causes in a log (kb/errors/*.json) and prints them with their fix.
 /// Exit 0 when something was recognised, 3 when nothing was, 2 on a usage error.
 int cmd_explain(App& app, const ExplainArgs& args);
+/// Adds the `explain` subcommand with its options to `cli` (cmd_explain.cpp); they fill `args`.
+CLI::App* add_explain_command(CLI::App& cli, ExplainArgs& args);
 /// The machine context `explain --from` takes from a saved report.
 MachineContext machine_context_from_report(const Report& report);
 /// The machine context `explain --here` takes from the live machine: the

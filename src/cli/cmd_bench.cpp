@@ -1,5 +1,6 @@
 // `bench`: microbenchmarks against the hardware's ceilings.
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
@@ -53,6 +54,28 @@ int cmd_bench(App& app, const BenchArgs& args) {
     results.insert(results.end(), phase.results.begin(), phase.results.end());
   }
   return finish_command(app, report, results);
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_bench_command(CLI::App& cli, BenchArgs& args) {
+  auto* bench = cli.add_subcommand(
+      "bench", "GEMM by dtype, memory bandwidth, host<->device copies, launch and sync latency");
+  bench->add_flag("--quick", args.quick, "fewer sizes, shorter timing");
+  bench->add_flag("--list", args.list, "list the benchmarks and exit");
+  bench
+      ->add_option("--filter", args.filters,
+                   "select by group (gemm, memory, transfer, launch), name, dtype or key part")
+      ->delimiter(',');
+  bench->add_flag("--no-cpu", args.no_cpu, "skip the CPU twin of the device benchmarks");
+  bench->add_flag("--no-isolate", args.no_isolate, "run in this process (debugging)");
+  bench->add_flag(
+      "--vulkan", args.vulkan,
+      "the Vulkan compute ceiling of every Vulkan device (alone; with --filter, beside those rows)");
+  bench->add_option("--from", args.from,
+                    "with --vulkan: compare the ceiling with the framework rows of a saved report.json "
+                    "(accel-doctor bench --json) instead of measuring them now");
+  return bench;
 }
 
 }  // namespace accel::cli

@@ -3,6 +3,7 @@
 // (core/compare.hpp has the rule). Exit 1 on a regression, so it can gate an
 // upgrade in CI; 2 when a file cannot be read.
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <fstream>
 #include <iostream>
@@ -28,7 +29,7 @@ Report read_or_usage(App& app, const std::string& path) {
 }  // namespace
 
 int cmd_compare(App& app, const CompareArgs& args) {
-  if (app.options().format != "text" || !app.options().html_path.empty()) {
+  if (app.options().format != OutputFormat::text || !app.options().html_path.empty()) {
     throw UsageError(
         "compare writes text or JSON (--json); --format md|jsonl and --html render reports: "
         "`accel-doctor report --from B.json --format md`");
@@ -57,6 +58,22 @@ int cmd_compare(App& app, const CompareArgs& args) {
     }
   }
   return c.regressed() ? kExitFindings : kExitHealthy;
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_compare_command(CLI::App& cli, CompareArgs& args) {
+  auto* compare = cli.add_subcommand(
+      "compare",
+      "what got faster, slower, newly failing or fixed between two reports (exit 1 on a regression)");
+  compare->add_option("A", args.a, "the earlier report.json (before the upgrade)")->required();
+  compare->add_option("B", args.b, "the later report.json (after the upgrade)")->required();
+  compare->add_flag("--json", args.json, "print the comparison as JSON on standard output");
+  compare
+      ->add_option("--min-change", args.min_change_pct,
+                   "smallest change that counts, in percent (the noise threshold is at least this)")
+      ->capture_default_str();
+  return compare;
 }
 
 }  // namespace accel::cli

@@ -38,7 +38,7 @@ std::vector<Result> fenced(App& app, const std::string& phase, const std::string
   if (platform::interrupted()) {  // Ctrl-C in an earlier phase: the rest is not run
     Result r;
     r.key = "doctor/" + phase;
-    r.kind = "phase";
+    r.kind = ResultKind::phase;
     r.name = phase;
     r.category = phase;
     r.device = device;
@@ -56,7 +56,7 @@ std::vector<Result> fenced(App& app, const std::string& phase, const std::string
               << " (the other phases go on)\n";
     Result r;
     r.key = "doctor/" + phase;
-    r.kind = "phase";
+    r.kind = ResultKind::phase;
     r.name = phase;
     r.category = phase;
     r.device = device;
@@ -119,7 +119,7 @@ int diagnose_without_engine(App& app, Report& report) {
   for (const char* phase : {"ops", "bench", "llm"}) {
     Result r;
     r.key = std::string("doctor/") + phase;
-    r.kind = "phase";
+    r.kind = ResultKind::phase;
     r.name = phase;
     r.category = phase;
     r.status = Status::skipped;

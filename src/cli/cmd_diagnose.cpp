@@ -2,6 +2,7 @@
 // attached to a support thread can be read anywhere), and the helpers the
 // default run uses to add findings and the verdict to its own report.
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <optional>
@@ -91,6 +92,16 @@ int cmd_diagnose(App& app, const DiagnoseArgs& args) {
   const int rc = report_diagnosis(app, report);
   app.write_outputs(report);  // --json, --html, --format md|jsonl, all redacted with --redact
   return rc;
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_diagnose_command(CLI::App& cli, DiagnoseArgs& args) {
+  auto* diagnose_cmd = cli.add_subcommand(
+      "diagnose", "findings (ranked, with the fix for this platform) and a verdict for a saved report");
+  diagnose_cmd->add_option("--from", args.from, "a report.json written by --json");
+  diagnose_cmd->add_flag("--list", args.list, "list the rules and what triggers each");
+  return diagnose_cmd;
 }
 
 }  // namespace accel::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
@@ -112,6 +113,27 @@ int cmd_ops(App& app, const OpsArgs& args) {
   const std::string problems = render_check_problems(results, style);
   if (!problems.empty()) app.out("\n" + problems);
   return finish_command(app, report, results, /*problems_listed=*/!problems.empty());
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_env_command(CLI::App& cli) {
+  auto* env = cli.add_subcommand("env", "devices, drivers, torch build, CPU BLAS and environment variables");
+  return env;
+}
+
+CLI::App* add_ops_command(CLI::App& cli, OpsArgs& args) {
+  auto* ops = cli.add_subcommand("ops", "operator checks: device, correctness vs CPU float64, time vs CPU");
+  ops->add_flag("--quick", args.quick, "fewer repeats");
+  ops->add_flag("--list", args.list, "list the checks and exit");
+  ops->add_option("--filter", args.filters, "select checks by category, name, dtype or key part")
+      ->delimiter(',');
+  ops->add_flag("--no-isolate", args.no_isolate, "run checks in this process (debugging)");
+  ops->add_flag("--no-profile", args.no_profile, "skip the profiler capture of each check");
+  ops->add_option("--check-timeout", args.check_timeout_s, "seconds per check before it is 'hung'")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  return ops;
 }
 
 }  // namespace accel::cli

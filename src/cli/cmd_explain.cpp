@@ -5,6 +5,7 @@
 // report (--from) or from this machine's probes (--here); with nothing known
 // every possibility is listed.
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -281,6 +282,31 @@ int cmd_explain(App& app, const ExplainArgs& args) {
     }
   }
   return result.diagnoses.empty() ? kExitNothingRecognised : kExitHealthy;
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_explain_command(CLI::App& cli, ExplainArgs& args) {
+  auto* explain = cli.add_subcommand("explain",
+                                     "recognise the causes of errors in a log or traceback (FILE, or "
+                                     "standard input) and say what to change");
+  explain->add_option("file", args.file, "log or traceback to read; '-' or nothing reads standard input");
+  explain->add_option("--arch", args.arch,
+                      "GPU architecture of the machine that failed: gfx1032, sm_86, ...");
+  explain->add_option("--os", args.os, "its OS: linux, windows, macos, wsl (free text accepted)");
+  explain->add_option("--backend", args.backend, "its torch backend: rocm, cuda, directml, mps, xpu, cpu");
+  explain->add_option("--gpu", args.gpu, "its GPU name(s), e.g. 'RX 6600 + Vega iGPU'");
+  explain->add_option("--versions", args.versions, "versions, e.g. 'torch 2.4.0+cu121, driver 535.104'");
+  explain->add_option("--env", args.env, "NAME=VALUE of its environment (repeatable)");
+  auto* explain_from = explain->add_option("--from", args.from,
+                                           "take the machine from a saved report.json (accel-doctor --json)");
+  explain
+      ->add_flag("--here", args.here,
+                 "take the machine from this computer's probes (OS, GPUs and archs, drivers, GPU "
+                 "environment variables; no torch engine is started)")
+      ->excludes(explain_from);
+  explain->add_flag("--json", args.json, "print the diagnoses as JSON on standard output");
+  return explain;
 }
 
 }  // namespace accel::cli

@@ -1,8 +1,10 @@
 // `llm`: prefill and decode of a Llama-family model.
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
+#include "core/llm_config.hpp"
 #include "core/machine_context.hpp"
 #include "core/report/console.hpp"
 #include "core/safetensors.hpp"
@@ -19,7 +21,7 @@ std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
   // caller passed in.
   std::vector<Result> measured = o.ceilings;
   for (const auto& r : results) {
-    if (r.kind == "bench") measured.push_back(r);
+    if (r.kind == ResultKind::bench) measured.push_back(r);
   }
   app.apply_rooflines(results, measured);
   return results;
@@ -52,11 +54,10 @@ int cmd_llm(App& app, const LlmArgs& args) {
   o.cpu_preset = args.cpu_preset;
   o.isolate = !args.no_isolate;
   if (!o.preset.empty()) {
-    static const std::vector<std::string> kPresets{"tiny", "qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b",
-                                                   "llama-3.1-8b"};
+    const std::vector<std::string> presets = llm_preset_names();
     for (const auto& p : {o.preset, o.cpu_preset}) {
-      if (!p.empty() && std::find(kPresets.begin(), kPresets.end(), p) == kPresets.end()) {
-        throw UsageError(fmt::format("unknown preset '{}': choose one of {}", p, fmt::join(kPresets, ", ")));
+      if (!p.empty() && !find_llm_preset(p)) {
+        throw UsageError(fmt::format("unknown preset '{}': choose one of {}", p, fmt::join(presets, ", ")));
       }
     }
   }
@@ -86,6 +87,40 @@ int cmd_llm(App& app, const LlmArgs& args) {
   auto results = run_llm_phase(app, o);
   app.out(render_llm_table(results, app.style_stdout()));
   return finish_command(app, report, results);
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_llm_command(CLI::App& cli, LlmArgs& args) {
+  auto* llm =
+      cli.add_subcommand("llm", "LLM prefill and decode with a KV cache (llama-bench names: pp512, tg128)");
+  llm->add_flag("--quick", args.quick, "small grid (tiny preset on the CPU)");
+  llm->add_flag("--list", args.list, "list the items and exit");
+  llm->add_option("--preset", args.preset, fmt::format("{}", fmt::join(llm_preset_names(), ", ")));
+  llm->add_option("--weights", args.weights, "a Hugging Face checkpoint folder (config.json + .safetensors)")
+      ->check(CLI::ExistingDirectory);
+  llm->add_option("--dtype", args.dtype, "fp32, fp16 or bf16 (default: bf16 on a GPU, fp32 on the CPU)")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  llm->add_option("--attention", args.attention, "sdpa, math or auto")
+      ->check(CLI::IsMember({"sdpa", "math", "auto"}));
+  llm->add_option("--sdpa-backend", args.sdpa_backend,
+                  "the SDPA backend: auto (torch's choice), flash, efficient, cudnn or math; a backend that "
+                  "cannot run a row fails it (flash takes no mask: graph decode needs one)")
+      ->check(CLI::IsMember({"auto", "flash", "efficient", "cudnn", "math"}));
+  llm->add_option("--batch", args.batches, "batch sizes (comma list)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096));
+  llm->add_option(
+         "--prompt", args.prompts,
+         "prompt lengths (comma list; default 128,512,2048 on a GPU, 128,512 on the CPU, 128 with --quick)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 32768));
+  llm->add_option("--gen", args.gens, "new tokens (comma list)")->delimiter(',')->check(CLI::Range(1, 32768));
+  llm->add_option("--cpu-preset", args.cpu_preset, "the preset run on device and CPU for the speed-up");
+  llm->add_flag("--no-cpu", args.no_cpu, "skip the CPU comparison");
+  llm->add_flag("--no-graphs", args.no_graphs, "skip the graph-replay decode");
+  llm->add_flag("--no-isolate", args.no_isolate, "run in this process (debugging)");
+  return llm;
 }
 
 }  // namespace accel::cli

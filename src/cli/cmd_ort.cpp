@@ -3,6 +3,7 @@
 // are ordinary check and bench Results (keys ort/... and bench/ort-...), so
 // compare, report and diagnose work on them unchanged.
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -134,7 +135,7 @@ int cmd_ort(App& app, const OrtArgs& args) {
   app.out(ort::render_summary(run));
   apply_ort_rooflines(run.results, env);
   std::vector<Result> checks, bench;
-  for (const auto& r : run.results) (r.kind == "bench" ? bench : checks).push_back(r);
+  for (const auto& r : run.results) (r.kind == ResultKind::bench ? bench : checks).push_back(r);
   if (!checks.empty()) app.out("\n" + render_checks_table(checks, style));
   if (!bench.empty()) app.out("\n" + render_bench_table(bench, style));
   const std::string problems = render_check_problems(checks, style);
@@ -186,12 +187,32 @@ std::vector<Result> run_ort_phase(App& app, const std::string& torch_device) {
   apply_ort_rooflines(run.results, env);
   const ConsoleStyle style = app.style_stdout();
   std::vector<Result> checks, bench;
-  for (const auto& r : run.results) (r.kind == "bench" ? bench : checks).push_back(r);
+  for (const auto& r : run.results) (r.kind == ResultKind::bench ? bench : checks).push_back(r);
   const std::string problems = render_check_problems_brief(checks, style);
   if (!problems.empty()) app.out("\n" + problems);
   app.out("\n" + wrap_to_width(checks_summary_line(checks, run.info.device), style.width) + "\n");
   if (!bench.empty()) app.out(render_bench_table(bench, style));
   return run.results;
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_ort_command(CLI::App& cli, OrtArgs& args) {
+  auto* ort = cli.add_subcommand(
+      "ort",
+      "ONNX Runtime op checks and workloads: which provider ran each node (profile), CPU fallback and its "
+      "cost, "
+      "correctness vs the CPU provider, time (--device auto|cpu|gpu|dml[:N]|cuda[:N]|webgpu)");
+  ort->add_flag("--quick", args.quick, "small shapes, short timing");
+  ort->add_flag("--list", args.list, "list the checks and workloads and exit");
+  ort->add_option("--filter", args.filters, "keep keys containing one of these (category, name, dtype)")
+      ->delimiter(',');
+  ort->add_flag("--no-cpu", args.no_cpu, "skip the CPU-provider timing of GPU rows");
+  ort->add_flag("--no-workloads", args.no_workloads, "the op checks only");
+  ort->add_flag("--protobuf-writer", args.protobuf_writer,
+                "build the models with accel-doctor's ONNX writer instead of the Model Editor API (the path "
+                "runtimes older than 1.22 take; also ACCEL_DOCTOR_ORT_WRITER=1)");
+  return ort;
 }
 
 }  // namespace accel::cli

@@ -1,6 +1,7 @@
 // `report --from report.json`: renders saved reports without running
 // anything (CI and support threads, no GPU needed).
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <map>
 
@@ -52,18 +53,18 @@ Report merge_reports(const std::vector<Report>& reports, std::size_t& replaced) 
 
 std::string render_text(const Report& report, const ConsoleStyle& style) {
   std::string out = render_environment(report.context.environment, style);
-  const auto checks = results_of_kind(report, "check");
+  const auto checks = results_of_kind(report, ResultKind::check);
   if (!checks.empty()) {
     out += "\n" + render_checks_table(checks, style);
     const std::string problems = render_check_problems(checks, style);
     if (!problems.empty()) out += "\n" + problems;
     out += "\n" + wrap_to_width(checks_summary_line(checks, checks.front().device), style.width) + "\n";
   }
-  const auto bench = results_of_kind(report, "bench");
+  const auto bench = results_of_kind(report, ResultKind::bench);
   if (!bench.empty()) out += "\n" + render_bench_table(bench, style);
-  const auto llm = results_of_kind(report, "llm");
+  const auto llm = results_of_kind(report, ResultKind::llm);
   if (!llm.empty()) out += "\n" + render_llm_table(llm, style);
-  const auto train = results_of_kind(report, "train");
+  const auto train = results_of_kind(report, ResultKind::train);
   if (!train.empty()) out += "\n" + render_train_table(train, style);
   // Several GPUs or machines: the topology, and (a merge of per-rank reports)
   // every rank's node and the slowest link.
@@ -76,7 +77,7 @@ std::string render_text(const Report& report, const ConsoleStyle& style) {
   } else {
     int n = 0;
     for (const auto& f : report.findings) {
-      out += fmt::format("{}. [{}] {}\n", ++n, f.severity, f.title);
+      out += fmt::format("{}. [{}] {}\n", ++n, to_string(f.severity), f.title);
       if (!f.evidence.empty()) out += "   evidence: " + f.evidence + "\n";
       if (!f.fix.empty()) out += "   fix: " + f.fix + "\n";
     }
@@ -111,6 +112,18 @@ int cmd_report(App& app, const ReportArgs& args) {
   app.out(render_text(report, app.style_stdout()));
   app.write_outputs(report);
   return kExitHealthy;  // rendering succeeded; `diagnose --from` gives the health exit code
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_report_command(CLI::App& cli, ReportArgs& args) {
+  auto* report = cli.add_subcommand(
+      "report",
+      "render saved JSON reports (--from, repeatable: merged into one) as --html, --format md|jsonl|text");
+  // Not CLI::ExistingFile: a file that cannot be read gets the same message
+  // from report, diagnose and compare (read_report_file: path and reason).
+  report->add_option("--from", args.from, "a report.json written by --json (repeatable)")->required();
+  return report;
 }
 
 }  // namespace accel::cli

@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/app.hpp"
 #include "cli/phases.hpp"
@@ -94,6 +95,42 @@ int cmd_train(App& app, const TrainArgs& args) {
   app.apply_rooflines(results, {});
   app.out(render_train_table(results, app.style_stdout()));
   return finish_command(app, report, results);
+}
+
+// ---------------------------------------------------------------- options
+
+CLI::App* add_train_command(CLI::App& cli, TrainArgs& args) {
+  auto* train = cli.add_subcommand(
+      "train",
+      "training steps (MLP, residual CNN on MNIST-shaped data): fp32/fp16/bf16, batch sweep, per-step costs");
+  train->add_flag("--quick", args.quick, "small and fast (batch 32 and a short sweep on the CPU, 20 steps)");
+  train->add_flag("--list", args.list, "list the items and exit");
+  train->add_option("--data", args.data, "a folder with the MNIST IDX files (train-images-idx3-ubyte, ...)")
+      ->check(CLI::ExistingDirectory);
+  train->add_option("--model", args.models, "mlp, cnn (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mlp", "cnn"}));
+  train->add_option("--precision", args.precisions, "fp32, fp16, bf16 (comma list; fp16/bf16 use autocast)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  train->add_option("--batch", args.batches, "batch sizes of the step rows (comma list)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 24));
+  train->add_option("--steps", args.steps, "steps of the loss-agreement runs (default 100, 20 with --quick)")
+      ->check(CLI::Range(2, 100000));
+  train->add_option("--sweep-min", args.sweep_min, "first batch of the sweep")->check(CLI::Range(1, 1 << 24));
+  train->add_option("--sweep-max", args.sweep_max, "largest batch the sweep tries (it doubles up to this)")
+      ->check(CLI::Range(1, 1 << 26));
+  train->add_option("--filter", args.filters, "keep items whose key contains one of these (comma list)")
+      ->delimiter(',');
+  train->add_option(
+      "--inject-oom-above-bytes", args.inject_oom_above_bytes,
+      "testing: a step estimated above N bytes throws torch's out-of-memory error (reported as injected)");
+  train->add_flag("--no-sweep", args.no_sweep, "skip the batch-size sweep");
+  train->add_flag("--no-item-cost", args.no_item_cost, "skip the per-step loss.item() cost");
+  train->add_flag("--no-cpu", args.no_cpu, "skip the CPU comparison");
+  train->add_flag("--no-isolate", args.no_isolate, "run in this process (debugging)");
+  return train;
 }
 
 }  // namespace accel::cli

@@ -20,7 +20,7 @@ namespace {
 Result not_measured_row(const std::string& why) {
   Result r;
   r.key = "bench/vulkan/ceiling/none/-/-";
-  r.kind = "bench";
+  r.kind = ResultKind::bench;
   r.name = "ceiling";
   r.category = "vulkan";
   r.status = Status::skipped;
@@ -81,7 +81,7 @@ int cmd_bench_vulkan_only(App& app, const BenchArgs& args) {
       throw UsageError(e.what());
     }
     for (const auto& r : saved.results) {
-      if (r.kind == "bench" && !vulkan::is_vulkan_key(r.key)) o.framework.push_back(r);
+      if (r.kind == ResultKind::bench && !vulkan::is_vulkan_key(r.key)) o.framework.push_back(r);
     }
     if (o.framework.empty()) {
       throw UsageError(

@@ -83,7 +83,7 @@ std::optional<PcieLink> host_link_of(const GpuHardware& hw) {
 
 std::string peak_dtype_for(const Result& r) {
   const std::string dt = normalize_peak_dtype(r.dtype);
-  if (dt == "fp32" && r.kind == "check" && r.category == "conv" && r.device.rfind("cuda", 0) == 0)
+  if (dt == "fp32" && r.kind == ResultKind::check && r.category == "conv" && r.device.rfind("cuda", 0) == 0)
     return "tf32";
   return dt;
 }
@@ -168,8 +168,9 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
     // must stay flagged, not raise the bound that flags it.
     const Result* best_memory = nullptr;
     for (const auto& m : measured) {
-      if (m.device == dev && m.kind == "bench" && m.category == "memory" && m.status == Status::ok &&
-          m.metrics.count("gbps") && std::isfinite(m.metrics.at("gbps")) && m.metrics.at("gbps") > 0 &&
+      if (m.device == dev && m.kind == ResultKind::bench && m.category == "memory" &&
+          m.status == Status::ok && m.metrics.count("gbps") && std::isfinite(m.metrics.at("gbps")) &&
+          m.metrics.at("gbps") > 0 &&
           (!best_memory || m.metrics.at("gbps") > best_memory->metrics.at("gbps"))) {
         best_memory = &m;
       }
@@ -183,7 +184,7 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
                                : best_memory                 ? 1.5 * best_memory->metrics.at("gbps")
                                                              : 0;
     for (const auto& m : measured) {
-      if (m.device != dev || m.kind != "bench" || m.status != Status::ok || m.category != "gemm" ||
+      if (m.device != dev || m.kind != ResultKind::bench || m.status != Status::ok || m.category != "gemm" ||
           !m.evidence.contains("rotating_b_copies") || !m.timing || m.timing->median_us <= 0 ||
           m.work.bytes <= 0) {
         continue;
@@ -207,13 +208,13 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
   for (auto& r : results) {
     if (r.status != Status::ok || !r.timing || r.timing->median_us <= 0) continue;
     if (r.work.flops <= 0 && r.work.bytes <= 0) continue;
-    if (r.kind == "bench" && r.category == "launch") continue;
+    if (r.kind == ResultKind::bench && r.category == "launch") continue;
     const DeviceCeilings* c = nullptr;
     for (const auto& dc : ceilings) {
       if (dc.device == r.device) c = &dc;
     }
     if (!c) continue;
-    if (r.kind == "bench" && r.category == "transfer") {
+    if (r.kind == ResultKind::bench && r.category == "transfer") {
       if (!c->host_link.known()) continue;
       Peak no_compute;
       no_compute.basis = "unknown";
@@ -246,12 +247,12 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
     // compute-only bound would understate them many times.
     const bool use_measured =
         c->measured_bandwidth &&
-        (r.kind != "bench" || (r.category != "memory" && !c->datasheet_bandwidth.known()));
+        (r.kind != ResultKind::bench || (r.category != "memory" && !c->datasheet_bandwidth.known()));
     Peak bandwidth = use_measured ? *c->measured_bandwidth : c->datasheet_bandwidth;
     // An LLM decode row is drawn against the bench row it names (the suite
     // computed its % of the ceiling from that row), so the roofline and the
     // row's own figures cite one number, shown in the report under its key.
-    if (r.kind == "llm" && r.evidence.contains("bandwidth_ceiling") &&
+    if (r.kind == ResultKind::llm && r.evidence.contains("bandwidth_ceiling") &&
         r.evidence["bandwidth_ceiling"].is_object()) {
       const json& bc = r.evidence["bandwidth_ceiling"];
       const double gbps = bc.value("gbps", 0.0);
@@ -267,7 +268,7 @@ void annotate_rooflines(std::vector<Result>& results, const std::vector<DeviceCe
     if (!bandwidth.known() && r.work.bytes > 0 && r.work.flops <= 2 * r.work.bytes) continue;
     // A memory benchmark's bound is the bandwidth: unknown (no datasheet
     // figure) leaves it without one, never bounded by the compute peak.
-    if (r.kind == "bench" && r.category == "memory" && !bandwidth.known()) continue;
+    if (r.kind == ResultKind::bench && r.category == "memory" && !bandwidth.known()) continue;
     r.roofline = make_roofline(r.work, r.timing->median_us, compute, bandwidth);
   }
 }

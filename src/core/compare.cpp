@@ -316,7 +316,7 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
         const NoiseFloor& nf = noise_floor_for(base);
         const std::vector<double> va = repeat_values(ra, f->name), vb = repeat_values(rb, f->name);
         const bool repeated = va.size() >= kRepeatedFloorRuns && vb.size() >= kRepeatedFloorRuns;
-        const std::string cls = fmt::format("{}/{}/{}", nf.device_class, nf.kind,
+        const std::string cls = fmt::format("{}/{}/{}", nf.device_class, to_string(nf.kind),
                                             nf.size.empty() ? size_class_of(base) : std::string(nf.size));
         if (repeated) {
           const double own = 2 * (relative_range(va) + relative_range(vb));
@@ -386,7 +386,7 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
     std::set<std::string> g;
     for (const auto& x : r.results) {
       const std::string type = x.device.substr(0, x.device.find(':'));
-      g.insert(fmt::format("{} on {}", x.kind, type.empty() ? "?" : type));
+      g.insert(fmt::format("{} on {}", to_string(x.kind), type.empty() ? "?" : type));
     }
     return g;
   };

@@ -98,7 +98,7 @@ double mann_whitney_min_p(std::size_t n1, std::size_t n2);
 
 struct ComparedResult {
   std::string key;
-  std::string kind;
+  ResultKind kind = ResultKind::none;
   Change change = Change::same;
   std::string status_a, status_b;  ///< empty when absent on that side
   std::string figure;              ///< "median_us" or the metric name

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.hpp"
 #include "core/files.hpp"
 #include "core/stats.hpp"
 
@@ -28,18 +29,10 @@ constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
 }};
 }  // namespace
 
-std::string_view to_string(Status s) {
-  for (const auto& [status, name] : kStatusNames) {
-    if (status == s) return name;
-  }
-  return "unknown";
-}
+std::string_view to_string(Status s) { return enum_name(kStatusNames, s, std::string_view("unknown")); }
 
 std::optional<Status> status_from_string(std::string_view name) {
-  for (const auto& [status, n] : kStatusNames) {
-    if (n == name) return status;
-  }
-  return std::nullopt;
+  return enum_parse<Status>(kStatusNames, name);
 }
 
 bool is_failure(Status s) {
@@ -63,6 +56,67 @@ void from_json(const json& j, Status& v) {
   if (!parsed) throw ReportError(fmt::format("unknown status '{}'", name));
   v = *parsed;
 }
+
+namespace {
+
+constexpr std::array<std::pair<ResultKind, std::string_view>, 7> kResultKindNames{{
+    {ResultKind::none, ""},
+    {ResultKind::check, "check"},
+    {ResultKind::bench, "bench"},
+    {ResultKind::llm, "llm"},
+    {ResultKind::train, "train"},
+    {ResultKind::multi, "multi"},
+    {ResultKind::phase, "phase"},
+}};
+
+constexpr std::array<std::pair<Severity, std::string_view>, 4> kSeverityNames{{
+    {Severity::none, ""},
+    {Severity::critical, "critical"},
+    {Severity::warning, "warning"},
+    {Severity::info, "info"},
+}};
+
+constexpr std::array<std::pair<Where, std::string_view>, 8> kWhereNames{{
+    {Where::none, ""},
+    {Where::device_kernels, "device_kernels"},
+    {Where::cpu_fallback, "cpu_fallback"},
+    {Where::backend_kernels, "backend_kernels"},
+    {Where::no_device_work, "no_device_work"},
+    {Where::profiler_blind, "profiler_blind"},
+    {Where::host, "host"},
+    {Where::unavailable, "unavailable"},
+}};
+
+template <typename E, std::size_t N>
+void read_name(const json& j, const std::array<std::pair<E, std::string_view>, N>& names, const char* set,
+               E& v) {
+  const auto name = j.get<std::string>();
+  const auto parsed = enum_parse<E>(names, name);
+  if (!parsed) throw ReportError(fmt::format("unknown {} '{}'", set, name));
+  v = *parsed;
+}
+
+}  // namespace
+
+std::string_view to_string(ResultKind k) {
+  return enum_name(kResultKindNames, k, std::string_view("unknown"));
+}
+std::optional<ResultKind> result_kind_from_string(std::string_view name) {
+  return enum_parse<ResultKind>(kResultKindNames, name);
+}
+std::string_view to_string(Severity s) { return enum_name(kSeverityNames, s, std::string_view("unknown")); }
+std::optional<Severity> severity_from_string(std::string_view name) {
+  return enum_parse<Severity>(kSeverityNames, name);
+}
+std::string_view to_string(Where w) { return enum_name(kWhereNames, w, std::string_view("unknown")); }
+std::optional<Where> where_from_string(std::string_view name) { return enum_parse<Where>(kWhereNames, name); }
+
+void to_json(json& j, const ResultKind& v) { j = std::string(to_string(v)); }
+void from_json(const json& j, ResultKind& v) { read_name(j, kResultKindNames, "result kind", v); }
+void to_json(json& j, const Severity& v) { j = std::string(to_string(v)); }
+void from_json(const json& j, Severity& v) { read_name(j, kSeverityNames, "severity", v); }
+void to_json(json& j, const Where& v) { j = std::string(to_string(v)); }
+void from_json(const json& j, Where& v) { read_name(j, kWhereNames, "where", v); }
 
 Timing make_timing(std::vector<double> samples_us, int warmup, int inner, std::string method,
                    bool budget_exhausted) {

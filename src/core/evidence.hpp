@@ -47,6 +47,51 @@ std::optional<Status> status_from_string(std::string_view name);
 /// True for the statuses that make `ops` exit with 1.
 bool is_failure(Status s);
 
+// ---------------------------------------------------------------- closed sets
+
+/// What produced a Result (`Result::kind`). Written by name ("check", ...);
+/// `none` is the empty name of a result that no suite has claimed yet.
+enum class ResultKind {
+  none,   ///< ""
+  check,  ///< an operator check (ops, vulkan, ort)
+  bench,  ///< a benchmark (bench, the default run's GEMM/bandwidth items)
+  llm,    ///< an LLM inference step
+  train,  ///< a training step
+  multi,  ///< a multi-GPU/communication item
+  phase,  ///< a phase row of the default run
+};
+std::string_view to_string(ResultKind k);
+/// Parses a result kind name ("" is `none`); nullopt for an unknown name.
+std::optional<ResultKind> result_kind_from_string(std::string_view name);
+
+/// How much a Finding matters. Written by name; `none` is the empty name of a
+/// finding built without one (shown as "note").
+enum class Severity {
+  none,      ///< ""
+  critical,  ///< the run is wrong or the device does not do the work
+  warning,   ///< slower than it should be, or a risk
+  info,      ///< advice; never changes the exit code
+};
+std::string_view to_string(Severity s);
+/// Parses a severity name ("" is `none`); nullopt for an unknown name.
+std::optional<Severity> severity_from_string(std::string_view name);
+
+/// Where the work of one check ran (`ProfileEvidence::where`); the meanings
+/// are documented at ProfileEvidence. Written by name; `none` is "".
+enum class Where {
+  none,             ///< "": not profiled
+  device_kernels,   ///< "device_kernels"
+  cpu_fallback,     ///< "cpu_fallback"
+  backend_kernels,  ///< "backend_kernels"
+  no_device_work,   ///< "no_device_work"
+  profiler_blind,   ///< "profiler_blind"
+  host,             ///< "host"
+  unavailable,      ///< "unavailable"
+};
+std::string_view to_string(Where w);
+/// Parses a `where` name ("" is `none`); nullopt for an unknown name.
+std::optional<Where> where_from_string(std::string_view name);
+
 // ---------------------------------------------------------------- timing
 
 /// One measurement by the engine's timer. `samples_us` are per-call times
@@ -140,7 +185,7 @@ struct FallbackOp {
 };
 
 struct ProfileEvidence {
-  std::string where;
+  Where where = Where::none;
   std::string detail;
   int kernel_count = 0;
   double kernel_time_us = 0;
@@ -202,8 +247,8 @@ struct GpuBusy {
 
 /// One measured item: an operator check, a benchmark, or a workload step.
 struct Result {
-  std::string key;   ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
-  std::string kind;  ///< "check", "bench", "llm", "train"
+  std::string key;  ///< stable across machines, e.g. "ops/matmul/gemm/bf16"
+  ResultKind kind = ResultKind::none;
   std::string name;
   std::string category;
   std::string dtype;   ///< "fp32", "fp16", "bf16", "fp64", "int64", ...
@@ -570,7 +615,7 @@ struct Environment {
 
 struct Finding {
   std::string id;
-  std::string severity;  ///< "critical", "warning", "info"
+  Severity severity = Severity::none;
   std::string title;
   std::string evidence;
   std::string why;
@@ -610,6 +655,14 @@ std::string now_rfc3339();
 // unknown ones. Status is written by name and an unknown name is an error.
 void to_json(json& j, const Status& v);
 void from_json(const json& j, Status& v);
+// The other closed sets likewise: a name that is not a string is nlohmann's
+// type_error, an unknown name a ReportError naming the set and the value.
+void to_json(json& j, const ResultKind& v);
+void from_json(const json& j, ResultKind& v);
+void to_json(json& j, const Severity& v);
+void from_json(const json& j, Severity& v);
+void to_json(json& j, const Where& v);
+void from_json(const json& j, Where& v);
 
 ACCEL_JSON_DECLARE(Timing)
 ACCEL_JSON_DECLARE(ErrorInfo)

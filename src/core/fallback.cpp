@@ -97,7 +97,7 @@ FallbackTimes time_fallbacks(const std::vector<TraceEvent>& events,
 void mark_announced_fallback(ProfileEvidence& p, const std::vector<AnnouncedFallback>& ops,
                              const FallbackTimes* times, const std::string& why_not_timed) {
   if (ops.empty()) return;
-  p.where = "cpu_fallback";
+  p.where = Where::cpu_fallback;
   p.fallback_ops.clear();
   std::vector<std::string> parts;
   if (times) {
@@ -133,7 +133,7 @@ void mark_announced_fallback(ProfileEvidence& p, const std::vector<AnnouncedFall
 }
 
 void mark_backend_kernels(ProfileEvidence& p, const std::string& device, const std::string& plugin) {
-  p.where = "backend_kernels";
+  p.where = Where::backend_kernels;
   p.detail = fmt::format(
       "the profiler cannot see {}'s work, the output stayed on the device, and {} (which announces every op "
       "it runs on the CPU) announced no fallback: the op ran on the device by the backend's own account",

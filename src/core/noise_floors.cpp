@@ -22,27 +22,31 @@ namespace {
 const std::vector<NoiseFloor> kTable = {
     // CPU operator checks: C. The largest are single keys (masked_select fp16
     // flips between ~1x and ~20x between processes).
-    {"cpu", "check", "tiny", 1.30, 0.60, "C: 34518 pairs, max 94% (zeros fp32)"},
-    {"cpu", "check", "small", 42.45, 5.40, "C: 132980 pairs, max 1942% (masked_select fp16)"},
-    {"cpu", "check", "large", 136.10, 5.45, "C: 26438 pairs, max 5024% (masked_select fp16)"},
+    {"cpu", ResultKind::check, "tiny", 1.30, 0.60, "C: 34518 pairs, max 94% (zeros fp32)"},
+    {"cpu", ResultKind::check, "small", 42.45, 5.40, "C: 132980 pairs, max 1942% (masked_select fp16)"},
+    {"cpu", ResultKind::check, "large", 136.10, 5.45, "C: 26438 pairs, max 5024% (masked_select fp16)"},
     // CPU benchmark rows: C, and H's CPU twins of its device rows.
-    {"cpu", "bench", "tiny", 0.50, 0.30,
+    {"cpu", ResultKind::bench, "tiny", 0.50, 0.30,
      "C: 496 pairs, max 11% (eager overhead); H: 21 pairs, max 35% (bf16 GEMM 512)"},
-    {"cpu", "bench", "small", 18.15, 2.75, "C: 1793 pairs, max 379%; H: 126 pairs, max 959% (memory reduce)"},
-    {"cpu", "bench", "large", 6.40, 3.30, "C: 2175 pairs, max 395% (memory reduce)"},
+    {"cpu", ResultKind::bench, "small", 18.15, 2.75,
+     "C: 1793 pairs, max 379%; H: 126 pairs, max 959% (memory reduce)"},
+    {"cpu", ResultKind::bench, "large", 6.40, 3.30, "C: 2175 pairs, max 395% (memory reduce)"},
     // GPU: H.
-    {"gpu", "check", "tiny", 6.25, 1.25, "H: 11950 pairs, max 387% (multinomial fp16)"},
-    {"gpu", "check", "small", 3.40, 1.55, "H: 2078 pairs, max 225% (matmul_backward fp32)"},
-    {"gpu", "check", "large", 3.40, 1.55, "provisional: no GPU check above 10 ms measured; the small row's"},
-    {"gpu", "bench", "tiny", 0.90, 0.60, "H: 261 pairs, max 65% (eager launch overhead)"},
-    {"gpu", "bench", "small", 0.30, 0.25, "H: 397 pairs, max 21% (pageable 1 MiB host-to-device copy)"},
-    {"gpu", "bench", "large", 0.55, 0.35, "H: 63 pairs, max 41% (pageable 256 MiB host-to-device copy)"},
+    {"gpu", ResultKind::check, "tiny", 6.25, 1.25, "H: 11950 pairs, max 387% (multinomial fp16)"},
+    {"gpu", ResultKind::check, "small", 3.40, 1.55, "H: 2078 pairs, max 225% (matmul_backward fp32)"},
+    {"gpu", ResultKind::check, "large", 3.40, 1.55,
+     "provisional: no GPU check above 10 ms measured; the small row's"},
+    {"gpu", ResultKind::bench, "tiny", 0.90, 0.60, "H: 261 pairs, max 65% (eager launch overhead)"},
+    {"gpu", ResultKind::bench, "small", 0.30, 0.25,
+     "H: 397 pairs, max 21% (pageable 1 MiB host-to-device copy)"},
+    {"gpu", ResultKind::bench, "large", 0.55, 0.35,
+     "H: 63 pairs, max 41% (pageable 256 MiB host-to-device copy)"},
     // LLM and training rows were not measured repeatedly: the large bench
     // rows' floors (long timed loops, like theirs) until they are.
-    {"cpu", "llm", "", 6.40, 3.30, "provisional: not measured; the large CPU bench rows'"},
-    {"cpu", "train", "", 6.40, 3.30, "provisional: not measured; the large CPU bench rows'"},
-    {"gpu", "llm", "", 0.55, 0.35, "provisional: not measured; the large GPU bench rows'"},
-    {"gpu", "train", "", 0.55, 0.35, "provisional: not measured; the large GPU bench rows'"},
+    {"cpu", ResultKind::llm, "", 6.40, 3.30, "provisional: not measured; the large CPU bench rows'"},
+    {"cpu", ResultKind::train, "", 6.40, 3.30, "provisional: not measured; the large CPU bench rows'"},
+    {"gpu", ResultKind::llm, "", 0.55, 0.35, "provisional: not measured; the large GPU bench rows'"},
+    {"gpu", ResultKind::train, "", 0.55, 0.35, "provisional: not measured; the large GPU bench rows'"},
 };
 
 }  // namespace

@@ -19,8 +19,8 @@ namespace accel {
 
 struct NoiseFloor {
   std::string_view device_class;  ///< "cpu", "gpu"
-  std::string_view kind;          ///< "check", "bench", "llm", "train"
-  std::string_view size;          ///< "tiny", "small", "large", "metric"
+  ResultKind kind = ResultKind::none;
+  std::string_view size;  ///< "tiny", "small", "large", "metric"
   /// Relative change two single runs of the same thing can show: exp(1.25 *
   /// the largest |ln(B/A)| measured) - 1, rounded up to 5%.
   double single = 0;

@@ -362,32 +362,32 @@ ProfileEvidence classify_events(const std::vector<TraceEvent>& events, const Cla
 
   const int host_copies = p.h2d_count + p.d2h_count;
   if (options.target_is_host) {
-    p.where = "host";
+    p.where = Where::host;
     p.detail = "the target is the CPU";
   } else if (!options.profiler_sees_device) {
-    p.where = "profiler_blind";
+    p.where = Where::profiler_blind;
     p.detail =
         "the profiler showed no device activity for a known device op (a matrix product) on this "
         "build, so it cannot tell where this check ran";
   } else if (p.kernel_count > 0) {
-    p.where = "device_kernels";
+    p.where = Where::device_kernels;
     p.detail = fmt::format("{} device kernel{} ran ({:.1f} µs on the device)", p.kernel_count,
                            p.kernel_count == 1 ? "" : "s", p.kernel_time_us);
   } else if (options.transfer_check && (host_copies > 0 || p.d2d_count > 0)) {
-    p.where = "device_kernels";
+    p.where = Where::device_kernels;
     p.detail = "the copy engine moved the data (a transfer by design)";
   } else if (host_copies > 0) {
-    p.where = "cpu_fallback";
+    p.where = Where::cpu_fallback;
     p.fallback_cost_us = p.memcpy_time_us;
     p.detail = fmt::format(
         "no device kernel ran; {} host→device ({:.0f} B) and {} device→host ({:.0f} B) copies: the op ran "
         "on the CPU and the fallback cost {:.1f} µs of copies",
         p.h2d_count, p.h2d_bytes, p.d2h_count, p.d2h_bytes, p.memcpy_time_us);
   } else if (p.memset_count > 0 || p.d2d_count > 0) {
-    p.where = "device_kernels";
+    p.where = Where::device_kernels;
     p.detail = "only device memsets/copies ran";
   } else {
-    p.where = "no_device_work";
+    p.where = Where::no_device_work;
     p.detail = "no kernels and no copies: a view or metadata-only op";
   }
   return p;

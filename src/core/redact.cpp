@@ -217,7 +217,7 @@ void RedactSecrets::add_from_report(const Report& report) {
   if (!h.empty()) hostnames.push_back(h);
   // The other ranks of a multi run: their hosts are in the rows' identities.
   for (const auto& r : report.results) {
-    if (r.kind != "multi") continue;
+    if (r.kind != ResultKind::multi) continue;
     std::vector<json> ids;
     if (r.evidence.contains("identity")) ids.push_back(r.evidence["identity"]);
     for (const auto& id : r.evidence.value("identities", json::array())) ids.push_back(id);

@@ -79,7 +79,7 @@ std::string roofline_limiter(const Roofline& r) {
 }
 
 bool above_peak_from_cache(const Result& r) {
-  return r.roofline && r.roofline->above_peak && r.kind != "bench" &&
+  return r.roofline && r.roofline->above_peak && r.kind != ResultKind::bench &&
          roofline_limiter(*r.roofline) == "memory" && r.work.bytes > 0 && r.work.bytes <= kCacheBytes;
 }
 

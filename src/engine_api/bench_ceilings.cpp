@@ -2,22 +2,19 @@
 
 #include <fmt/format.h>
 
-namespace accel::engine {
+#include "core/result_keys.hpp"
 
-std::string bench_key(const std::string& device_type, const std::string& group, const std::string& name,
-                      const std::string& dtype, const std::string& shape) {
-  return fmt::format("bench/{}/{}/{}/{}/{}", device_type, group, name, dtype, shape);
-}
+namespace accel::engine {
 
 std::string gemm_ceiling_key(const std::string& device_type, const std::string& dtype) {
   const int n = device_type == "cpu" ? 512 : 4096;
-  return bench_key(device_type, "gemm", "square", dtype, fmt::format("{}x{}x{}", n, n, n));
+  return BenchKey{device_type, "gemm", "square", dtype, fmt::format("{}x{}x{}", n, n, n)}.str();
 }
 
 std::vector<std::string> memory_ceiling_keys(const std::string& device_type) {
   std::vector<std::string> keys;
   for (const char* m : {"copy", "triad", "reduce"}) {
-    keys.push_back(bench_key(device_type, "memory", m, "fp32", "rotating"));
+    keys.push_back(BenchKey{device_type, "memory", m, "fp32", "rotating"}.str());
   }
   return keys;
 }

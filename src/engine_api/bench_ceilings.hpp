@@ -11,10 +11,8 @@
 
 namespace accel::engine {
 
-/// The key of a bench row: "bench/<device type>/<group>/<name>/<dtype>/<shape>",
-/// built here for the rows themselves and for the ceilings other suites look up.
-std::string bench_key(const std::string& device_type, const std::string& group, const std::string& name,
-                      const std::string& dtype, const std::string& shape);
+// A bench row's key is a BenchKey (core/result_keys.hpp); these are the
+// ceilings other suites look up.
 
 /// The bench row of the GEMM ceiling for a device type ("cpu", "cuda") and
 /// dtype ("fp32", "fp16", "bf16"): a square product of 512 on the CPU and

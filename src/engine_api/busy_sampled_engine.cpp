@@ -9,7 +9,8 @@ void attach_gpu_busy(std::vector<Result>& results, std::vector<ItemWindow>& wind
   for (auto& r : results) {
     if (r.device.empty() || r.device == "cpu") continue;
     if (!why_not.empty()) {
-      if (r.kind == "check") continue;  // the reason once per workload row, not on every operator check
+      if (r.kind == ResultKind::check)
+        continue;  // the reason once per workload row, not on every operator check
       GpuBusy none;
       none.not_measured = why_not;
       r.gpu_busy = none;

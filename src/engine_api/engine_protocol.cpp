@@ -1,5 +1,6 @@
 #include "engine_api/engine_protocol.hpp"
 
+#include "core/enum_names.hpp"
 #include "engine_api/engine.hpp"
 
 namespace accel::engine {
@@ -16,35 +17,30 @@ constexpr std::pair<SuiteId, const char*> kSuites[] = {{SuiteId::ops, "ops"},
                                                        {SuiteId::llm, "llm"},
                                                        {SuiteId::train, "train"},
                                                        {SuiteId::multi, "multi"}};
+constexpr std::pair<EngineEvent, const char*> kEvents[] = {
+    {EngineEvent::hello, "hello"},   {EngineEvent::environment, "environment"},
+    {EngineEvent::checks, "checks"}, {EngineEvent::items, "items"},
+    {EngineEvent::plan, "plan"},     {EngineEvent::start, "start"},
+    {EngineEvent::result, "result"}, {EngineEvent::done, "done"},
+    {EngineEvent::error, "error"},
+};
 }  // namespace
 
-const char* request_name(EngineRequest r) {
-  for (const auto& [id, name] : kRequests) {
-    if (id == r) return name;
-  }
-  return "";
+const char* event_name(EngineEvent e) { return enum_name(kEvents, e, ""); }
+
+std::optional<EngineEvent> parse_event_name(std::string_view name) {
+  return enum_parse<EngineEvent>(kEvents, name);
 }
+
+const char* request_name(EngineRequest r) { return enum_name(kRequests, r, ""); }
 
 std::optional<EngineRequest> parse_request_name(std::string_view name) {
-  for (const auto& [id, n] : kRequests) {
-    if (name == n) return id;
-  }
-  return std::nullopt;
+  return enum_parse<EngineRequest>(kRequests, name);
 }
 
-const char* suite_name(SuiteId s) {
-  for (const auto& [id, name] : kSuites) {
-    if (id == s) return name;
-  }
-  return "";
-}
+const char* suite_name(SuiteId s) { return enum_name(kSuites, s, ""); }
 
-std::optional<SuiteId> parse_suite_name(std::string_view name) {
-  for (const auto& [id, n] : kSuites) {
-    if (name == n) return id;
-  }
-  return std::nullopt;
-}
+std::optional<SuiteId> parse_suite_name(std::string_view name) { return enum_parse<SuiteId>(kSuites, name); }
 
 void to_json(json& j, const EngineEnvironment& e) {
   j = json{{"torch", e.torch}, {"devices", e.devices}, {"blas", e.blas}};

@@ -51,6 +51,12 @@ enum class EngineRequest { environment, list_checks, list_benchmarks, plan_llm, 
 /// The suites a `run` request names.
 enum class SuiteId { ops, bench, llm, train, multi };
 
+/// The events an engine writes (the "event" field of each line).
+enum class EngineEvent { hello, environment, checks, items, plan, start, result, done, error };
+
+const char* event_name(EngineEvent e);
+/// nullopt for a name that is no event of this protocol.
+std::optional<EngineEvent> parse_event_name(std::string_view name);
 const char* request_name(EngineRequest r);
 std::optional<EngineRequest> parse_request_name(std::string_view name);
 const char* suite_name(SuiteId s);

@@ -205,7 +205,7 @@ std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const Isola
   return results;
 }
 
-Result start_result(const std::string& key, const std::string& kind, const ItemInfo* info,
+Result start_result(const std::string& key, ResultKind kind, const ItemInfo* info,
                     const std::string& missing_reason) {
   Result r;
   r.key = key;

@@ -20,7 +20,7 @@ namespace accel::engine {
 /// What the runner needs to know of an item before it runs.
 struct ItemInfo {
   std::string key;
-  std::string kind;  ///< "check", "bench", "llm", "train"
+  ResultKind kind = ResultKind::none;
   std::string name;
   std::string category;
   std::string dtype;
@@ -32,7 +32,7 @@ ACCEL_JSON_DECLARE(ItemInfo)
 /// The result of one item as a suite starts it: key, kind and, when the item
 /// exists (`info` not null), its name, category, dtype and shape; otherwise
 /// status `skipped` with `missing_reason` (a key this worker does not know).
-Result start_result(const std::string& key, const std::string& kind, const ItemInfo* info,
+Result start_result(const std::string& key, ResultKind kind, const ItemInfo* info,
                     const std::string& missing_reason);
 
 struct RunCallbacks {

@@ -128,6 +128,6 @@ MultiOptions resolve_multi_request(const MultiRequest& request, const Environmen
                                    const multi::LaunchInfo& launch, std::string& note);
 
 /// Item kind of every multi row ("multi"), and their categories.
-inline constexpr const char* kMultiKind = "multi";
+inline constexpr ResultKind kMultiKind = ResultKind::multi;
 
 }  // namespace accel::engine

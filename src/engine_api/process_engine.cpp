@@ -44,7 +44,7 @@ class Session {
     }
     proc_->write_stdin_and_close(request.dump() + "\n");
     const json hello = next(to_ms(120), "its greeting");
-    if (hello.value("event", "") != "hello") {
+    if (parse_event_name(hello.value("event", "")) != EngineEvent::hello) {
       throw EngineError(
           fmt::format("the engine {} did not greet first (it sent '{}'): is it an accel-doctor "
                       "engine?",
@@ -220,16 +220,17 @@ EngineSearch find_any_engine(const std::string& explicit_engine, const std::stri
   return s;
 }
 
-json ProcessEngine::call(EngineRequest request, const json& options, const char* reply_event,
+json ProcessEngine::call(EngineRequest request, const json& options, EngineEvent reply_event,
                          double timeout_s) {
   Session s(command_,
             {{"protocol", kEngineProtocolVersion}, {"request", request_name(request)}, {"options", options}});
   const std::string waiting = fmt::format("its answer to '{}'", request_name(request));
   const json j = s.next(to_ms(timeout_s), waiting.c_str());
-  if (j.value("event", "") == "error") throw_engine_error(j);
-  if (j.value("event", "") != reply_event) {
+  const auto event = parse_event_name(j.value("event", ""));
+  if (event == EngineEvent::error) throw_engine_error(j);
+  if (event != reply_event) {
     throw EngineError(fmt::format("the engine answered '{}' with '{}', expected '{}'", request_name(request),
-                                  j.value("event", ""), reply_event));
+                                  j.value("event", ""), event_name(reply_event)));
   }
   s.finish();
   return j;
@@ -249,15 +250,15 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
   while (true) {
     const std::optional<json> j = s.try_next(to_ms(event_timeout_s));
     if (!j) break;
-    const std::string event = j->value("event", "");
-    if (event == "error") throw_engine_error(*j);
-    if (event == "plan") {
+    const auto event = parse_event_name(j->value("event", ""));
+    if (event == EngineEvent::error) throw_engine_error(*j);
+    if (event == EngineEvent::plan) {
       planned = j->value("items", std::vector<ItemInfo>{});
-    } else if (event == "start") {
+    } else if (event == EngineEvent::start) {
       current = j->value("item", ItemInfo{});
       if (cb.on_start)
         cb.on_start(*current, j->value("index", std::size_t{0}), j->value("total", std::size_t{0}));
-    } else if (event == "result") {
+    } else if (event == EngineEvent::result) {
       try {
         streamed.push_back(j->at("result").get<Result>());
       } catch (const json::exception&) {
@@ -265,7 +266,7 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
       }
       if (cb.on_result) cb.on_result(streamed.back());
       current.reset();
-    } else if (event == "done") {
+    } else if (event == EngineEvent::done) {
       s.finish();
       try {
         return j->at("results").get<std::vector<Result>>();
@@ -310,21 +311,25 @@ std::vector<Result> ProcessEngine::run(SuiteId suite, const json& options, doubl
 }
 
 EngineEnvironment ProcessEngine::environment() {
-  return call(EngineRequest::environment, json::object(), "environment", 300)
+  return call(EngineRequest::environment, json::object(), EngineEvent::environment, 300)
       .at("environment")
       .get<EngineEnvironment>();
 }
 
 std::vector<CheckInfo> ProcessEngine::list_checks(const OpsOptions& o) {
-  return call(EngineRequest::list_checks, json(o), "checks", 120).at("checks").get<std::vector<CheckInfo>>();
+  return call(EngineRequest::list_checks, json(o), EngineEvent::checks, 120)
+      .at("checks")
+      .get<std::vector<CheckInfo>>();
 }
 
 std::vector<ItemInfo> ProcessEngine::list_benchmarks(const BenchOptions& o) {
-  return call(EngineRequest::list_benchmarks, json(o), "items", 120).at("items").get<std::vector<ItemInfo>>();
+  return call(EngineRequest::list_benchmarks, json(o), EngineEvent::items, 120)
+      .at("items")
+      .get<std::vector<ItemInfo>>();
 }
 
 LlmPlan ProcessEngine::plan_llm(const LlmOptions& o) {
-  const json j = call(EngineRequest::plan_llm, json(o), "plan", 120);
+  const json j = call(EngineRequest::plan_llm, json(o), EngineEvent::plan, 120);
   LlmPlan p;
   p.resolved = j.at("resolved").get<LlmOptions>();
   p.items = j.value("items", std::vector<ItemInfo>{});
@@ -334,7 +339,7 @@ LlmPlan ProcessEngine::plan_llm(const LlmOptions& o) {
 }
 
 TrainPlan ProcessEngine::plan_train(const TrainOptions& o) {
-  const json j = call(EngineRequest::plan_train, json(o), "plan", 120);
+  const json j = call(EngineRequest::plan_train, json(o), EngineEvent::plan, 120);
   TrainPlan p;
   p.resolved = j.at("resolved").get<TrainOptions>();
   p.items = j.value("items", std::vector<ItemInfo>{});
@@ -359,7 +364,9 @@ std::vector<Result> ProcessEngine::run_train(const TrainOptions& o, const RunCal
 }
 
 std::vector<ItemInfo> ProcessEngine::list_multi(const MultiOptions& o) {
-  return call(EngineRequest::list_multi, json(o), "items", 120).at("items").get<std::vector<ItemInfo>>();
+  return call(EngineRequest::list_multi, json(o), EngineEvent::items, 120)
+      .at("items")
+      .get<std::vector<ItemInfo>>();
 }
 
 std::vector<Result> ProcessEngine::run_multi(const MultiOptions& o, const RunCallbacks& cb) {

@@ -71,7 +71,7 @@ class ProcessEngine final : public Engine {
 
  private:
   /// One request answered by one event (`reply_event`), within `timeout_s`.
-  json call(EngineRequest request, const json& options, const char* reply_event, double timeout_s);
+  json call(EngineRequest request, const json& options, EngineEvent reply_event, double timeout_s);
   /// A suite run; `event_timeout_s` bounds the silence between two events.
   std::vector<Result> run(SuiteId suite, const json& options, double event_timeout_s,
                           const std::string& device, const MachineContext& machine,

@@ -24,9 +24,11 @@ class Events {
 RunCallbacks streaming(Events& events) {
   RunCallbacks cb;
   cb.on_start = [&events](const ItemInfo& item, std::size_t i, std::size_t n) {
-    events.send({{"event", "start"}, {"index", i}, {"total", n}, {"item", item}});
+    events.send({{"event", event_name(EngineEvent::start)}, {"index", i}, {"total", n}, {"item", item}});
   };
-  cb.on_result = [&events](const Result& r) { events.send({{"event", "result"}, {"result", r}}); };
+  cb.on_result = [&events](const Result& r) {
+    events.send({{"event", event_name(EngineEvent::result)}, {"result", r}});
+  };
   return cb;
 }
 
@@ -37,7 +39,7 @@ std::vector<ItemInfo> planned_items(Engine& engine, SuiteId suite, const json& o
     case SuiteId::ops: {
       std::vector<ItemInfo> items;
       for (const auto& c : engine.list_checks(options.get<OpsOptions>())) {
-        items.push_back({c.key, "check", c.name, c.category, c.dtype, c.shape});
+        items.push_back({c.key, ResultKind::check, c.name, c.category, c.dtype, c.shape});
       }
       return items;
     }
@@ -73,14 +75,16 @@ json serve(Engine& engine, EngineRequest request, const json& req, Events& event
   const json options = req.value("options", json::object());
   switch (request) {
     case EngineRequest::environment:
-      return {{"event", "environment"}, {"environment", engine.environment()}};
+      return {{"event", event_name(EngineEvent::environment)}, {"environment", engine.environment()}};
     case EngineRequest::list_checks:
-      return {{"event", "checks"}, {"checks", engine.list_checks(options.get<OpsOptions>())}};
+      return {{"event", event_name(EngineEvent::checks)},
+              {"checks", engine.list_checks(options.get<OpsOptions>())}};
     case EngineRequest::list_benchmarks:
-      return {{"event", "items"}, {"items", engine.list_benchmarks(options.get<BenchOptions>())}};
+      return {{"event", event_name(EngineEvent::items)},
+              {"items", engine.list_benchmarks(options.get<BenchOptions>())}};
     case EngineRequest::plan_llm: {
       const LlmPlan p = engine.plan_llm(options.get<LlmOptions>());
-      return {{"event", "plan"},
+      return {{"event", event_name(EngineEvent::plan)},
               {"resolved", json(p.resolved)},
               {"items", p.items},
               {"attention_problem", p.attention_problem},
@@ -88,18 +92,21 @@ json serve(Engine& engine, EngineRequest request, const json& req, Events& event
     }
     case EngineRequest::plan_train: {
       const TrainPlan p = engine.plan_train(options.get<TrainOptions>());
-      return {{"event", "plan"},
+      return {{"event", event_name(EngineEvent::plan)},
               {"resolved", json(p.resolved)},
               {"items", p.items},
               {"model_descriptions", p.model_descriptions}};
     }
     case EngineRequest::list_multi:
-      return {{"event", "items"}, {"items", engine.list_multi(options.get<MultiOptions>())}};
+      return {{"event", event_name(EngineEvent::items)},
+              {"items", engine.list_multi(options.get<MultiOptions>())}};
     case EngineRequest::run: {
       const auto suite = parse_suite_name(req.value("suite", ""));
       if (!suite) throw std::invalid_argument("unknown suite '" + req.value("suite", "") + "'");
-      events.send({{"event", "plan"}, {"items", planned_items(engine, *suite, options)}});
-      return {{"event", "done"}, {"results", run(engine, *suite, options, streaming(events))}};
+      events.send(
+          {{"event", event_name(EngineEvent::plan)}, {"items", planned_items(engine, *suite, options)}});
+      return {{"event", event_name(EngineEvent::done)},
+              {"results", run(engine, *suite, options, streaming(events))}};
     }
   }
   throw std::invalid_argument("unknown request");
@@ -109,7 +116,7 @@ json serve(Engine& engine, EngineRequest request, const json& req, Events& event
 
 int serve_engine(Engine& engine, const EngineIdentity& id, std::istream& in, std::FILE* out) {
   Events events(out);
-  events.send({{"event", "hello"},
+  events.send({{"event", event_name(EngineEvent::hello)},
                {"protocol", kEngineProtocolVersion},
                {"engine", id.name},
                {"version", id.version}});
@@ -127,7 +134,7 @@ int serve_engine(Engine& engine, const EngineIdentity& id, std::istream& in, std
     events.send(serve(engine, *request, req, events));
     return 0;
   } catch (const std::exception& e) {
-    events.send({{"event", "error"}, {"message", e.what()}});
+    events.send({{"event", event_name(EngineEvent::error)}, {"message", e.what()}});
     return 2;
   }
 }

@@ -69,7 +69,7 @@ TEST(AdapterJoin, VulkanDevicesByPciAndLuid) {
   Report w = windows_fixture("windows-dml-igpu-measured.json");
   Result v;
   v.key = "bench/vulkan/compute/fma/fp32";
-  v.kind = "bench";
+  v.kind = ResultKind::bench;
   v.device = "vulkan:3";
   v.evidence["vulkan_device"] = {{"name", "AMD Radeon RX 6650 XT"},
                                  {"type", "discrete_gpu"},

@@ -140,7 +140,7 @@ TEST(Compare, NewAndMissingKeys) {
   b.results.erase(b.results.begin());
   Result extra;
   extra.key = "ops/new/op/fp32";
-  extra.kind = "check";
+  extra.kind = ResultKind::check;
   extra.status = Status::ok;
   b.results.push_back(extra);
   const Comparison c = compare_reports(a, b, kNoFloors);
@@ -206,7 +206,8 @@ TEST(Compare, AboveThePeakIsNotComparable) {
   Report b = a;
   Result* r = nullptr;
   for (auto& x : b.results) {
-    if (x.status == Status::ok && x.roofline && x.timing && x.timing->median_us > 0 && x.kind == "bench") {
+    if (x.status == Status::ok && x.roofline && x.timing && x.timing->median_us > 0 &&
+        x.kind == ResultKind::bench) {
       r = &x;
       break;
     }
@@ -410,7 +411,7 @@ TEST(MannWhitney, NormalApproximationAndTies) {
 Result timed(const std::string& key, std::vector<double> samples) {
   Result r;
   r.key = key;
-  r.kind = "op";
+  r.kind = ResultKind::none;  // a kind with no noise floor
   r.device = "cpu";
   r.status = Status::ok;
   Timing t;
@@ -481,7 +482,7 @@ Result with_runs(Result r, const std::vector<double>& medians) {
 
 Result gpu_gemm(double median_us) {
   Result r = timed("bench/cuda/gemm/square/bf16/4096x4096x4096", {median_us});
-  r.kind = "bench";
+  r.kind = ResultKind::bench;
   r.device = "cuda:0";
   r.timing->samples_us.clear();
   r.timing->iqr_us = 0;
@@ -490,7 +491,7 @@ Result gpu_gemm(double median_us) {
 
 TEST(NoiseFloors, ClassesAndFallbacks) {
   Result r = timed("ops/x", {50});
-  r.kind = "check";
+  r.kind = ResultKind::check;
   EXPECT_EQ(size_class_of(r), "tiny");
   EXPECT_EQ(noise_floor_for(r).size, "tiny");
   EXPECT_EQ(noise_floor_for(r).device_class, "cpu");
@@ -503,14 +504,14 @@ TEST(NoiseFloors, ClassesAndFallbacks) {
   // No metric row for checks: the largest floor of CPU checks.
   double largest = 0;
   for (const auto& f : noise_floor_table()) {
-    if (f.device_class == "cpu" && f.kind == "check") largest = std::max(largest, f.single);
+    if (f.device_class == "cpu" && f.kind == ResultKind::check) largest = std::max(largest, f.single);
   }
   EXPECT_EQ(noise_floor_for(r).single, largest);
   EXPECT_EQ(device_class_of("cuda:1"), "gpu");
   EXPECT_EQ(device_class_of("cpu"), "cpu");
   EXPECT_EQ(device_class_of(""), "cpu");
   Result llm;
-  llm.kind = "llm";
+  llm.kind = ResultKind::llm;
   llm.device = "cuda:0";
   EXPECT_NE(noise_floor_for(llm).source.find("provisional"), std::string_view::npos);
   // Every floor is a measured or provisional fraction, the repeated one no larger.

@@ -41,7 +41,7 @@ class FakeEngine final : public Engine {
     return {c};
   }
   std::vector<Result> run_ops(const OpsOptions& o, const RunCallbacks& cb) override {
-    ItemInfo item{"ops/x/add/fp32", "check", "add", "x", "fp32", "4"};
+    ItemInfo item{"ops/x/add/fp32", ResultKind::check, "add", "x", "fp32", "4"};
     cb.on_start(item, 0, 1);
     Result r;
     r.key = item.key;
@@ -94,6 +94,14 @@ TEST(EngineProtocol, NamesRoundTrip) {
   }
   EXPECT_FALSE(parse_request_name("reboot"));
   EXPECT_FALSE(parse_suite_name("opz"));
+  for (EngineEvent e :
+       {EngineEvent::hello, EngineEvent::environment, EngineEvent::checks, EngineEvent::items,
+        EngineEvent::plan, EngineEvent::start, EngineEvent::result, EngineEvent::done, EngineEvent::error}) {
+    EXPECT_EQ(parse_event_name(event_name(e)), e);
+  }
+  EXPECT_STREQ(event_name(EngineEvent::hello), "hello");
+  EXPECT_STREQ(event_name(EngineEvent::done), "done");
+  EXPECT_FALSE(parse_event_name("ready"));  // a worker event, not an engine one
 }
 
 TEST(EngineProtocol, OptionsSurviveJson) {
@@ -364,7 +372,7 @@ TEST_F(FakeEngineScript, WorkersStartWithTheConfiguredCommand) {
       "\n");
   ItemInfo item;
   item.key = "ops/a/b/fp32";
-  item.kind = "check";
+  item.kind = ResultKind::check;
   IsolationOptions iso;
   iso.suite = "ops";
   iso.item_timeout_s = 30;

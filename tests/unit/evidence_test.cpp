@@ -13,6 +13,68 @@ TEST(Status, NamesRoundTrip) {
   EXPECT_EQ(status_from_string("fine"), std::nullopt);
 }
 
+TEST(ClosedSets, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (ResultKind k : {ResultKind::none, ResultKind::check, ResultKind::bench, ResultKind::llm,
+                       ResultKind::train, ResultKind::multi, ResultKind::phase}) {
+    EXPECT_EQ(result_kind_from_string(to_string(k)), k);
+  }
+  EXPECT_EQ(to_string(ResultKind::bench), "bench");
+  EXPECT_EQ(to_string(ResultKind::none), "");
+  EXPECT_EQ(result_kind_from_string("op"), std::nullopt);
+  for (Severity s : {Severity::none, Severity::critical, Severity::warning, Severity::info}) {
+    EXPECT_EQ(severity_from_string(to_string(s)), s);
+  }
+  EXPECT_EQ(to_string(Severity::critical), "critical");
+  EXPECT_EQ(severity_from_string("error"), std::nullopt);
+  for (Where w : {Where::none, Where::device_kernels, Where::cpu_fallback, Where::backend_kernels,
+                  Where::no_device_work, Where::profiler_blind, Where::host, Where::unavailable}) {
+    EXPECT_EQ(where_from_string(to_string(w)), w);
+  }
+  EXPECT_EQ(to_string(Where::cpu_fallback), "cpu_fallback");
+  EXPECT_EQ(where_from_string("no_nodes"), std::nullopt);
+}
+
+TEST(ClosedSets, JsonWritesTheNamesAndRejectsUnknownOnes) {
+  Result r;
+  r.key = "k";
+  r.kind = ResultKind::llm;
+  r.profile = ProfileEvidence{};
+  r.profile->where = Where::backend_kernels;
+  Finding f;
+  f.severity = Severity::info;
+  const json jr = r, jf = f;
+  EXPECT_EQ(jr["kind"], "llm");
+  EXPECT_EQ(jr["profile"]["where"], "backend_kernels");
+  EXPECT_EQ(jf["severity"], "info");
+  EXPECT_EQ(json(Result{})["kind"], "");  // an unclaimed result writes "" as before
+  EXPECT_EQ(json(Finding{})["severity"], "");
+  EXPECT_EQ(jr.get<Result>().kind, ResultKind::llm);
+  EXPECT_EQ(jf.get<Finding>().severity, Severity::info);
+  auto message = [](const std::string& text) -> std::string {
+    try {
+      parse_report(text, "report 'x.json'");
+    } catch (const ReportError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(
+      message(
+          R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "ok", "kind": "op"}]})")
+          .find("unknown result kind 'op'"),
+      std::string::npos);
+  EXPECT_NE(
+      message(
+          R"({"schema_version": 1, "context": {}, "results": [], "findings": [{"id": "x", "severity": "bad"}]})")
+          .find("unknown severity 'bad'"),
+      std::string::npos);
+  EXPECT_NE(
+      message(
+          R"({"schema_version": 1, "context": {}, "results": [{"key": "k", "status": "ok", "profile": {"where": 3}}]})")
+          .find("report 'x.json' is malformed"),
+      std::string::npos);
+}
+
 TEST(Status, FailuresAreTheOnesThatFailTheRun) {
   EXPECT_FALSE(is_failure(Status::ok));
   EXPECT_FALSE(is_failure(Status::unavailable));
@@ -44,7 +106,7 @@ TEST(Report, JsonRoundTripKeepsEverything) {
   r.context.environment.devices.push_back(d);
   Result res;
   res.key = "ops/linalg/matmul/bf16";
-  res.kind = "check";
+  res.kind = ResultKind::check;
   res.status = Status::mismatch;
   res.timing = make_timing({1, 2, 3}, 1, 1, "device_events");
   res.speedup = 12.5;

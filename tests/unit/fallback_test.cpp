@@ -83,11 +83,11 @@ TEST(Fallback, NestedFallbacksCountOnceInTheTotal) {
 
 TEST(Fallback, EvidenceNamesTheOpsAndTheirShare) {
   ProfileEvidence p;
-  p.where = "profiler_blind";
+  p.where = Where::profiler_blind;
   const std::vector<AnnouncedFallback> ops{{"aten::mul.out", "op_cpu_fallback"}};
   const auto t = time_fallbacks({op("aten::mul", 0, 80), op("aten::empty", 80, 20)}, ops);
   mark_announced_fallback(p, ops, &t, "");
-  EXPECT_EQ(p.where, "cpu_fallback");
+  EXPECT_EQ(to_string(p.where), "cpu_fallback");
   ASSERT_EQ(p.fallback_ops.size(), 1u);
   EXPECT_EQ(p.fallback_ops[0].op, "aten::mul.out");
   EXPECT_DOUBLE_EQ(p.fallback_cost_us, 80);
@@ -99,27 +99,27 @@ TEST(Fallback, EvidenceNamesTheOpsAndTheirShare) {
 TEST(Fallback, UntimedFallbackSaysWhy) {
   ProfileEvidence p;
   mark_announced_fallback(p, {{"aten::mul.out", "op_cpu_fallback"}}, nullptr, "the profiler is off");
-  EXPECT_EQ(p.where, "cpu_fallback");
+  EXPECT_EQ(to_string(p.where), "cpu_fallback");
   EXPECT_EQ(p.fallback_ops.size(), 1u);
   EXPECT_EQ(p.fallback_cost_us, 0);
   EXPECT_NE(p.detail.find("cost not measured: the profiler is off"), std::string::npos) << p.detail;
   ProfileEvidence none;
   mark_announced_fallback(none, {}, nullptr, "");
-  EXPECT_TRUE(none.where.empty());
+  EXPECT_TRUE(to_string(none.where).empty());
 }
 
 TEST(Fallback, BackendKernelsNameThePlugin) {
   ProfileEvidence p;
-  p.where = "profiler_blind";
+  p.where = Where::profiler_blind;
   mark_backend_kernels(p, "privateuseone:0", "torch_directml");
-  EXPECT_EQ(p.where, "backend_kernels");
+  EXPECT_EQ(to_string(p.where), "backend_kernels");
   EXPECT_NE(p.detail.find("torch_directml"), std::string::npos);
   EXPECT_NE(p.detail.find("privateuseone:0"), std::string::npos);
 }
 
 TEST(Fallback, FallbackOpsRoundTripThroughJson) {
   ProfileEvidence p;
-  p.where = "cpu_fallback";
+  p.where = Where::cpu_fallback;
   p.fallback_ops.push_back({"aten::mul.out", "op_cpu_fallback", 2, 140.5});
   p.call_us = 200;
   const ProfileEvidence q = json(p).get<ProfileEvidence>();

@@ -208,7 +208,7 @@ namespace {
 Result row(const std::string& key, const std::string& kind, const std::string& device) {
   Result r;
   r.key = key;
-  r.kind = kind;
+  r.kind = *result_kind_from_string(kind);
   r.device = device;
   r.status = Status::ok;
   return r;

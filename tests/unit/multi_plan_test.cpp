@@ -142,7 +142,7 @@ TEST(MultiResolve, UnderALauncher) {
 Result row(const std::string& key, const std::string& category, const std::string& name) {
   Result r;
   r.key = key;
-  r.kind = "multi";
+  r.kind = ResultKind::multi;
   r.category = category;
   r.name = name;
   r.status = Status::ok;

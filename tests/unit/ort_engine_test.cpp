@@ -78,7 +78,7 @@ TEST(OrtChecks, MatMulOnTheCpuProvider) {
   EXPECT_EQ(r.category, "ort-linalg");
   EXPECT_EQ(r.device, "cpu");
   ASSERT_TRUE(r.profile);
-  EXPECT_EQ(r.profile->where, "host");
+  EXPECT_EQ(to_string(r.profile->where), "host");
   EXPECT_EQ(r.profile->kernel_count, 1);
   ASSERT_TRUE(r.accuracy);
   EXPECT_EQ(r.accuracy->method, "cpu_provider_fp64");
@@ -145,7 +145,7 @@ TEST(OrtEngine, RunsASelectionOnTheCpuAndSaysWhatItFound) {
     EXPECT_EQ(run.results[0].key, "ort/linalg/gemv/fp32");
     EXPECT_EQ(run.results[0].evidence.value("model_path", ""), writer ? "protobuf" : "model_editor");
     EXPECT_EQ(run.results[1].key, "bench/ort-cpu/workload/mlp_mnist/fp32/b64");
-    EXPECT_EQ(run.results[1].kind, "bench");
+    EXPECT_EQ(to_string(run.results[1].kind), "bench");
     for (const auto& r : run.results) EXPECT_EQ(r.status, Status::ok) << r.key << " " << r.reason;
     EXPECT_GT(run.results[1].metrics.at("samples_per_s"), 0);
   }

@@ -86,7 +86,7 @@ TEST(Implementations, RocmAndMathPaths) {
 
 TEST(Classify, DeviceKernels) {
   const auto p = classify_events(h200_trace(), {}, nullptr);
-  EXPECT_EQ(p.where, "device_kernels");
+  EXPECT_EQ(to_string(p.where), "device_kernels");
   EXPECT_EQ(p.kernel_count, 6);
   EXPECT_FALSE(p.kernels.empty());
   EXPECT_EQ(p.kernels.front().rfind("sm80_xmma_fprop", 0), 0u);  // longest kernel first (20.4 µs conv)
@@ -101,7 +101,7 @@ TEST(Classify, CpuFallbackCountsTheCopiesItCosts) {
       ev(TraceEvent::Kind::sync, "cudaStreamSynchronize"),
   };
   const auto p = classify_events(events, {}, nullptr);
-  EXPECT_EQ(p.where, "cpu_fallback");
+  EXPECT_EQ(to_string(p.where), "cpu_fallback");
   EXPECT_DOUBLE_EQ(p.fallback_cost_us, 100);
   EXPECT_EQ(p.h2d_count, 1);
   EXPECT_EQ(p.d2h_count, 1);
@@ -114,26 +114,26 @@ TEST(Classify, TransferChecksAreDeviceWork) {
   o.transfer_check = true;
   const auto p =
       classify_events({ev(TraceEvent::Kind::memcpy, "Memcpy HtoD (Pinned -> Device)", 10, 4096)}, o);
-  EXPECT_EQ(p.where, "device_kernels");
+  EXPECT_EQ(to_string(p.where), "device_kernels");
 }
 
 TEST(Classify, ViewsDoNoDeviceWork) {
   const auto p = classify_events({ev(TraceEvent::Kind::op, "aten::view")}, {}, nullptr);
-  EXPECT_EQ(p.where, "no_device_work");
+  EXPECT_EQ(to_string(p.where), "no_device_work");
 }
 
 TEST(Classify, BlindProfilerBlamesNoOperator) {
   ClassifyOptions o;
   o.profiler_sees_device = false;
   const auto p = classify_events({ev(TraceEvent::Kind::op, "aten::mm")}, o);
-  EXPECT_EQ(p.where, "profiler_blind");
+  EXPECT_EQ(to_string(p.where), "profiler_blind");
   EXPECT_NE(p.detail.find("cannot tell"), std::string::npos);
 }
 
 TEST(Classify, HostTarget) {
   ClassifyOptions o;
   o.target_is_host = true;
-  EXPECT_EQ(classify_events({ev(TraceEvent::Kind::op, "aten::mm")}, o).where, "host");
+  EXPECT_EQ(to_string(classify_events({ev(TraceEvent::Kind::op, "aten::mm")}, o).where), "host");
 }
 
 TEST(Trace, CopyDirections) {
@@ -229,25 +229,25 @@ std::string implementation(const ProfileEvidence& p, const std::string& role) {
 TEST(Classify, RecordedSdpaCapturesNameTheirBackend) {
   // The backends torch's selection API chose on the H200 (validation 2026-11-30b).
   const auto bf16 = classify_capture("ops_attention_sdpa_bf16");
-  EXPECT_EQ(bf16.where, "device_kernels");
+  EXPECT_EQ(to_string(bf16.where), "device_kernels");
   EXPECT_NE(implementation(bf16, "sdpa").find("cuDNN"), std::string::npos) << implementation(bf16, "sdpa");
   // Its kernel (cudnn_generated_fort_native_sdpa_*) also matches cuDNN's
   // convolution pattern; it is attention, not a convolution.
   EXPECT_EQ(implementation(bf16, "conv"), "");
   const auto fp32 = classify_capture("ops_attention_sdpa_fp32");
-  EXPECT_EQ(fp32.where, "device_kernels");
+  EXPECT_EQ(to_string(fp32.where), "device_kernels");
   EXPECT_NE(implementation(fp32, "sdpa").find("memory-efficient"), std::string::npos)
       << implementation(fp32, "sdpa");
 }
 
 TEST(Classify, RecordedGemmAndConvCapturesNameTheirLibrary) {
   const auto linear = classify_capture("ops_linalg_linear_bias_bf16");
-  EXPECT_EQ(linear.where, "device_kernels");
+  EXPECT_EQ(to_string(linear.where), "device_kernels");
   EXPECT_NE(implementation(linear, "gemm").find("cuBLAS"), std::string::npos)
       << implementation(linear, "gemm");
   EXPECT_EQ(linear.h2d_count + linear.d2h_count, 0);
   const auto conv = classify_capture("ops_conv_conv2d_1x1_fp32");
-  EXPECT_EQ(conv.where, "device_kernels");
+  EXPECT_EQ(to_string(conv.where), "device_kernels");
   EXPECT_GT(conv.kernel_count, 0);
   // A 1x1 convolution runs a CUTLASS GEMM kernel; the op names the library.
   EXPECT_EQ(implementation(conv, "conv"), "cuDNN");
@@ -256,10 +256,10 @@ TEST(Classify, RecordedGemmAndConvCapturesNameTheirLibrary) {
 
 TEST(Classify, RecordedPinnedCopyIsATransferNotAFallback) {
   const auto as_transfer = classify_capture("ops_shape_copy_h2d_pinned_fp32", true);
-  EXPECT_EQ(as_transfer.where, "device_kernels");
+  EXPECT_EQ(to_string(as_transfer.where), "device_kernels");
   EXPECT_EQ(as_transfer.h2d_count, 1);
   EXPECT_GT(as_transfer.h2d_bytes, 0);
   // The same capture judged as an ordinary operator: a copy with no kernel
   // is not device work, and must not read as one.
-  EXPECT_EQ(classify_capture("ops_shape_copy_h2d_pinned_fp32", false).where, "cpu_fallback");
+  EXPECT_EQ(to_string(classify_capture("ops_shape_copy_h2d_pinned_fp32", false).where), "cpu_fallback");
 }

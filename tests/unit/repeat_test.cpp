@@ -9,7 +9,7 @@ namespace {
 Result ok(const std::string& key, std::vector<double> samples, double tokens = 0) {
   Result r;
   r.key = key;
-  r.kind = "check";
+  r.kind = ResultKind::check;
   r.device = "cpu";
   r.status = Status::ok;
   r.timing = make_timing(std::move(samples), 1, 1, "host_clock");

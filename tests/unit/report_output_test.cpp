@@ -48,7 +48,7 @@ Roofline roof(double intensity, double achieved_tflops, double peak, const std::
 Result check(const std::string& category, const std::string& name, const std::string& dtype, Status status) {
   Result r;
   r.key = "ops/" + category + "/" + name + "/" + dtype;
-  r.kind = "check";
+  r.kind = ResultKind::check;
   r.category = category;
   r.name = name;
   r.dtype = dtype;
@@ -56,7 +56,7 @@ Result check(const std::string& category, const std::string& name, const std::st
   r.device = "cuda:0";
   r.status = status;
   ProfileEvidence p;
-  p.where = "device_kernels";
+  p.where = Where::device_kernels;
   p.kernel_count = 1;
   r.profile = p;
   return r;
@@ -127,7 +127,7 @@ Report fixture() {
 
   Result nonzero = check("indexing", "nonzero", "fp32", Status::ok);
   nonzero.timing = timing_us(80, 4);
-  nonzero.profile->where = "cpu_fallback";
+  nonzero.profile->where = Where::cpu_fallback;
   nonzero.profile->detail = "no device kernels; 2 copies host<->device (4.0 MiB)";
   rep.results.push_back(nonzero);
 
@@ -144,7 +144,7 @@ Report fixture() {
 
   Result bg;
   bg.key = "bench/cuda/gemm/square/bf16/8192x8192x8192";
-  bg.kind = "bench";
+  bg.kind = ResultKind::bench;
   bg.category = "gemm";
   bg.name = "square";
   bg.dtype = "bf16";
@@ -171,7 +171,7 @@ Report fixture() {
 
   Result pp;
   pp.key = "llm/cuda/llama-3.2-1b/bf16/b1/pp512";
-  pp.kind = "llm";
+  pp.kind = ResultKind::llm;
   pp.category = "llama-3.2-1b";
   pp.name = "pp512";
   pp.dtype = "bf16";
@@ -201,12 +201,12 @@ Report fixture() {
   graph.evidence = json::object();
   rep.results.push_back(graph);
 
-  rep.findings.push_back(Finding{"cpu-fallback", "critical", "nonzero runs on the CPU",
+  rep.findings.push_back(Finding{"cpu-fallback", Severity::critical, "nonzero runs on the CPU",
                                  "ops/indexing/nonzero/fp32: no device kernels, 2 copies",
                                  "every call copies the data to the host and back",
                                  "Upgrade torch; avoid nonzero in the hot loop",
                                  "https://example.org/fallback", 10});
-  rep.findings.push_back(Finding{"launch-bound-decode", "warning", "Decode is launch-bound",
+  rep.findings.push_back(Finding{"launch-bound-decode", Severity::warning, "Decode is launch-bound",
                                  "device busy 38% of each step", "the host cannot issue kernels fast enough",
                                  "Use CUDA graphs (graph replay reached 598 tokens/s)", "", 5});
   rep.verdict = "cuda:0 works with problems: 3/6 checks ok, 1 CPU fallback";
@@ -252,12 +252,12 @@ std::size_t columns(const std::string& s) {
 }
 
 std::string all_console(const Report& rep, const ConsoleStyle& style) {
-  const auto checks = results_of_kind(rep, "check");
+  const auto checks = results_of_kind(rep, ResultKind::check);
   return render_environment(rep.context.environment, style) + render_checks_table(checks, style) +
          render_check_problems(checks, style) +
          wrap_to_width(checks_summary_line(checks, "cuda:0"), style.width) + "\n" +
-         render_bench_table(results_of_kind(rep, "bench"), style) +
-         render_llm_table(results_of_kind(rep, "llm"), style);
+         render_bench_table(results_of_kind(rep, ResultKind::bench), style) +
+         render_llm_table(results_of_kind(rep, ResultKind::llm), style);
 }
 
 }  // namespace
@@ -268,7 +268,7 @@ TEST(ConsoleOutput, ChecksTableRowsAndSummary) {
   const Report rep = fixture();
   ConsoleStyle style;
   style.width = 140;
-  const auto checks = results_of_kind(rep, "check");
+  const auto checks = results_of_kind(rep, ResultKind::check);
   expect_lines_in_order(
       render_checks_table(checks, style),
       {R"(check\s+dtype\s+status\s+ran\s+device median±IQR\s+CPU median±IQR\s+speed-up\s+of bound\s+note)",
@@ -283,21 +283,21 @@ TEST(ConsoleOutput, ChecksTableRowsAndSummary) {
       checks_summary_line(checks, "cuda:0"),
       "Summary: 3/6 ok on cuda:0 | 1 error | 1 mismatch | 1 unavailable | median speed-up 60.0x vs CPU");
   style.width = 120;
-  expect_lines_in_order(
-      render_check_problems(checks, style),
-      {R"(● ops/fft/fft/fp16 \[error\] on cuda:0: cuFFT only supports .*)",
-       R"(    cause:   cuFFT half precision needs power-of-two sizes)",
-       R"(    fix:     Pad the signal to a power of two or compute the FFT in float32)",
-       R"(    see:     https://pytorch\.org/.*)", R"(● ops/indexing/nonzero/fp32 \[cpu_fallback\] on cuda:0$)",
-       R"(    ran on the CPU: no device kernels; 2 copies host<->device \(4\.0 MiB\))",
-       R"(● ops/norm/layer_norm/fp16 \[mismatch\] on cuda:0: relative error 0\.0123.*)"});
+  expect_lines_in_order(render_check_problems(checks, style),
+                        {R"(● ops/fft/fft/fp16 \[error\] on cuda:0: cuFFT only supports .*)",
+                         R"(    cause:   cuFFT half precision needs power-of-two sizes)",
+                         R"(    fix:     Pad the signal to a power of two or compute the FFT in float32)",
+                         R"(    see:     https://pytorch\.org/.*)",
+                         R"(● ops/indexing/nonzero/fp32 \[cpu_fallback\] on cuda:0$)",
+                         R"(    ran on the CPU: no device kernels; 2 copies host<->device \(4\.0 MiB\))",
+                         R"(● ops/norm/layer_norm/fp16 \[mismatch\] on cuda:0: relative error 0\.0123.*)"});
 }
 
 TEST(ConsoleOutput, UnavailableChecksWithOneCauseAreOneEntry) {
   auto unavailable = [](const std::string& name, const std::string& kernel) {
     Result r;
     r.key = "ops/elementwise/" + name + "/fp16";
-    r.kind = "check";
+    r.kind = ResultKind::check;
     r.category = "elementwise";
     r.name = name;
     r.dtype = "fp16";
@@ -328,7 +328,7 @@ TEST(ConsoleOutput, UnavailableChecksWithOneCauseAreOneEntry) {
 
 TEST(ConsoleOutput, ChecksAbovePeakSayWhy) {
   Report rep = fixture();
-  auto checks = results_of_kind(rep, "check");
+  auto checks = results_of_kind(rep, ResultKind::check);
   Result cached = checks[1];  // add fp32: bytes-only under the DRAM roof
   cached.name = "add_cached";
   cached.roofline->percent_of_bound = 441;
@@ -355,12 +355,12 @@ TEST(ConsoleOutput, BenchAndLlmTables) {
   ConsoleStyle style;
   style.width = 140;
   expect_lines_in_order(
-      render_bench_table(results_of_kind(rep, "bench"), style),
+      render_bench_table(results_of_kind(rep, ResultKind::bench), style),
       {R"(benchmark\s+dtype\s+shape\s+device\s+median±IQR\s+figure\s+of bound\s+note)", R"(\[gemm\])",
        R"(square\s+bf16\s+8192x8192x8192\s+cuda:0\s+1\.54 ms ±1%\s+712 TFLOP/s\s+72%\s*)", R"(\[memory\])",
        R"(copy\s+fp32\s+1GiB x2 sets\s+cuda:0\s+.*4\.02 TB/s\s+84%\s*)"});
   expect_lines_in_order(
-      render_llm_table(results_of_kind(rep, "llm"), style),
+      render_llm_table(results_of_kind(rep, ResultKind::llm), style),
       {R"(test\s+batch\s+model\s+dtype\s+device\s+tokens/s\s+latency\s+roofline\s+vs CPU\s+note)",
        R"(pp512\s+1\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+4\.65e\+04\s+TTFT 11\.0 ms\s+17% GEMM\s+-\s*)",
        R"(tg128@d512\s+1\s+llama-3\.2-1b\s+bf16\s+cuda:0\s+410\s+p50 2\.41 ms p90 2\.60 ms\s+62% BW\s+35\.0x\s+launch-bound.*)",
@@ -374,7 +374,7 @@ TEST(ConsoleOutput, BenchAndLlmTables) {
 TEST(ConsoleOutput, LlmSweepRowsDifferByBatchAndFailuresAreSpelledOut) {
   Result a;
   a.key = "llm/cpu/tiny/fp32/b1/pp16";
-  a.kind = "llm";
+  a.kind = ResultKind::llm;
   a.category = "tiny";
   a.name = "pp16";
   a.dtype = "fp32";
@@ -419,12 +419,12 @@ TEST(ConsoleOutput, NarrowTerminalsKeepEveryLineWithinTheWidth) {
   ConsoleStyle narrow;
   narrow.width = 60;
   expect_lines_in_order(
-      render_checks_table(results_of_kind(rep, "check"), narrow),
+      render_checks_table(results_of_kind(rep, ResultKind::check), narrow),
       {R"(check\s+dtype\s+status\s+device median…\s+note)", R"(\[matmul\])",
        R"(gemm\s+bf16\s+ok\s+100 µs ±2%\s+gemm:)", R"(\s+cuBLASLt)",
        // notes of more than two lines of the narrow column go below the table
        R"(fft\s+fp16\s+error\s+-\s+\[1\])", R"(\[1\] cuFFT half precision needs power-of-two sizes)"});
-  expect_lines_in_order(render_bench_table(results_of_kind(rep, "bench"), narrow),
+  expect_lines_in_order(render_bench_table(results_of_kind(rep, ResultKind::bench), narrow),
                         {R"(benchmark\s+dtype\s+figure\s+of bound\s+note)", R"(\[gemm\])",
                          R"(square\s+bf16\s+712 TFLOP/s\s+72%\s*)"});
 }

@@ -205,7 +205,7 @@ TEST(Roofline, SourcesCarryBasisAndFormula) {
 namespace {
 Result bench_row(const std::string& category, double flops, double bytes, double median_us) {
   Result r;
-  r.kind = "bench";
+  r.kind = ResultKind::bench;
   r.category = category;
   r.device = "cpu";
   r.dtype = "fp32";
@@ -262,7 +262,7 @@ TEST(Ceilings, LlmDecodeIsDrawnAgainstTheBenchRowItNames) {
   c.datasheet_bandwidth.basis = "unknown";
   c.measured_bandwidth = measured_peak(11.34, "GB/s", "best memory benchmark (bench/cpu/memory/reduce)");
   Result decode = bench_row("llm", 2e6, 1e8, 1e4);  // 10 GB/s
-  decode.kind = "llm";
+  decode.kind = ResultKind::llm;
   decode.evidence["bandwidth_ceiling"] = {{"key", "bench/cpu/memory/copy/fp32/rotating"}, {"gbps", 10.32}};
   std::vector<Result> rs{decode};
   annotate_rooflines(rs, {c});

@@ -19,7 +19,7 @@ using testing::with_id;
 TEST(RulesEngine, HealthyH200HasNoWarnings) {
   const Report r = load_report("h200-healthy.json");
   const auto fs = run_rules(r);
-  for (const auto& f : fs) EXPECT_EQ(f.severity, "info") << f.id << ": " << f.title;
+  for (const auto& f : fs) EXPECT_EQ(to_string(f.severity), "info") << f.id << ": " << f.title;
   EXPECT_FALSE(needs_attention(r, fs));
   const std::string v = verdict_line(r, fs);
   EXPECT_EQ(v.rfind("cuda:0 (NVIDIA H200) does the work: 6/6 checks ran on the device", 0), 0u) << v;
@@ -38,7 +38,7 @@ Report validation_report(const std::string& rel) {
 TEST(RulesEngine, RecordedH200DefaultRunIsHealthy) {
   const Report r = validation_report("2026-11-30-h200/doctor.json");
   const auto fs = run_rules(r);
-  for (const auto& f : fs) EXPECT_EQ(f.severity, "info") << f.id << ": " << f.title;
+  for (const auto& f : fs) EXPECT_EQ(to_string(f.severity), "info") << f.id << ": " << f.title;
   EXPECT_FALSE(needs_attention(r, fs));
   // Eager batch-1 decode is launch-bound: a tip, with the graph-replay gain measured in the run.
   ASSERT_TRUE(has(fs, "launch_bound_decode")) << ids(fs);
@@ -58,8 +58,8 @@ TEST(RulesEngine, RecordedCpuDefaultRunFlagsOnlyTheKnownExceptions) {
   bool blas = false;
   for (const auto& f : fs) {
     if (f.id == "cpu_blas_reference") blas = true;
-    if (f.severity == "info") continue;
-    EXPECT_TRUE(known.count(f.id)) << f.id << " (" << f.severity << "): " << f.title;
+    if (to_string(f.severity) == "info") continue;
+    EXPECT_TRUE(known.count(f.id)) << f.id << " (" << to_string(f.severity) << "): " << f.title;
   }
   EXPECT_TRUE(blas);
 }
@@ -68,7 +68,7 @@ TEST(RulesEngine, RecordedH200RunsUnderHarmfulSettingsNameTheSetting) {
   // Issue 18: the default run on the H200 under single-setting changes
   // (docs/validation/2026-12-01-h200); the unchanged run stays healthy.
   const Report base = validation_report("2026-12-01-h200/doctor-baseline.json");
-  for (const auto& f : run_rules(base)) EXPECT_EQ(f.severity, "info") << f.id << ": " << f.title;
+  for (const auto& f : run_rules(base)) EXPECT_EQ(to_string(f.severity), "info") << f.id << ": " << f.title;
   struct Case {
     const char* file;
     const char* finding;
@@ -83,7 +83,7 @@ TEST(RulesEngine, RecordedH200RunsUnderHarmfulSettingsNameTheSetting) {
     const auto fs = run_rules(r);
     const auto named = with_id(fs, c.finding);
     ASSERT_EQ(named.size(), 1u) << c.file << ": " << ids(fs);
-    EXPECT_NE(named.front().severity, "info") << c.file;
+    EXPECT_NE(to_string(named.front().severity), "info") << c.file;
     const Finding& f = named.front();
     EXPECT_NE((f.title + " " + f.evidence + " " + f.fix).find(c.names), std::string::npos)
         << c.file << ": " << f.title << " | " << f.evidence;

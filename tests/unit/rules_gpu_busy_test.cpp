@@ -17,7 +17,7 @@ using namespace accel::testing;
 TEST(RulesGpuBusy, FiresWhenWorkloadsLeaveTheGpuIdle) {
   const auto fs = run_rules(load_report("h200-gpu-busy-low.json"));
   const Finding f = only(fs, "gpu_busy.low");
-  EXPECT_EQ(f.severity,
+  EXPECT_EQ(to_string(f.severity),
             "warning");  // 2 of the 3 judged workloads (not the decode row: its profiler measured)
   EXPECT_TRUE(mentions(f, "2 of 3 device workloads")) << f.title;
   EXPECT_TRUE(mentions(f, "train/cuda/mlp/fp32/b64: NVIDIA H200 median 9%")) << f.evidence;
@@ -58,7 +58,7 @@ TEST(RulesGpuBusy, OneLowWorkloadAmongManyIsInfo) {
     }
   }
   const Finding f = only(run_rules(r), "gpu_busy.low");
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "1 of 3 device workloads")) << f.title;
 }
 

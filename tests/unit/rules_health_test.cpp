@@ -50,17 +50,17 @@ TEST(RulesHealth, WrongResults) {
   // Recorded: only fp16/bf16 kernels on the CPU are wrong: a warning.
   Report r = load_report("cpu-reference-blas.json");
   const Finding& f = only(run_rules(r), "wrong_results");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "9 checks give wrong results")) << f.title;
   // A wrong fp32 result is critical, and so is any wrong result on a GPU.
   for (auto& res : r.results) {
     if (res.key == "ops/linalg/matmul/fp32") res.status = Status::mismatch;
   }
-  EXPECT_EQ(only(run_rules(r), "wrong_results").severity, "critical");
+  EXPECT_EQ(to_string(only(run_rules(r), "wrong_results").severity), "critical");
   Report g = load_report("h200-healthy.json");
   g.results.front().status = Status::mismatch;
   g.results.front().dtype = "bf16";
-  EXPECT_EQ(only(run_rules(g), "wrong_results").severity, "critical");
+  EXPECT_EQ(to_string(only(run_rules(g), "wrong_results").severity), "critical");
 }
 
 TEST(RulesHealth, FailureRulesSilentWhenAllPass) {
@@ -73,7 +73,7 @@ TEST(RulesHealth, FailureRulesSilentWhenAllPass) {
 TEST(RulesHealth, CpuFallbackWithItsCost) {
   const auto fs = run_rules(load_report("mps-cpu-fallback.json"));
   const Finding& f = only(fs, "cpu_fallback");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "2 operations silently fall back")) << f.title;
   EXPECT_TRUE(mentions(f, "ops/fft/rfft2/fp32")) << f.evidence;
   EXPECT_TRUE(mentions(f, "840 µs of copy time")) << f.evidence;
@@ -86,20 +86,24 @@ TEST(RulesHealth, CpuFallbackAnnouncedByThePlugin) {
   const auto fs = run_rules(r);
   const Finding& f = only(fs, "cpu_fallback");
   EXPECT_TRUE(mentions(f, "6 operations silently fall back")) << f.title;
-  EXPECT_TRUE(mentions(f, "the backend announced these ops on the CPU: aten::mul.out, aten::exp.out, aten::tanh, "
-                          "aten::sum.IntList_out"))
+  EXPECT_TRUE(
+      mentions(f,
+               "the backend announced these ops on the CPU: aten::mul.out, aten::exp.out, aten::tanh, "
+               "aten::sum.IntList_out"))
       << f.evidence;
   EXPECT_TRUE(mentions(f, "µs on the CPU")) << f.evidence;
-  EXPECT_FALSE(mentions(f, "of copies")) << "announced fallbacks are timed by their ops, not copies: " << f.evidence;
+  EXPECT_FALSE(mentions(f, "of copies"))
+      << "announced fallbacks are timed by their ops, not copies: " << f.evidence;
   EXPECT_FALSE(mentions(f, "DirectML")) << "the test backend is not DirectML: " << f.fix;
   // The native ops count as device work in the verdict.
-  EXPECT_NE(verdict_line(r, fs).find("6/12 checks ran on the device"), std::string::npos) << verdict_line(r, fs);
+  EXPECT_NE(verdict_line(r, fs).find("6/12 checks ran on the device"), std::string::npos)
+      << verdict_line(r, fs);
 }
 
 TEST(RulesHealth, NoisyResultsOnTheLoadedCiMachine) {
   // Recorded while other builds ran on the same two cores.
   const Finding& f = only(run_rules(load_report("cpu-reference-blas.json")), "noisy_results");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "of 63 timings are noisy")) << f.evidence;
 }
 
@@ -110,7 +114,7 @@ TEST(RulesHealth, NoisySilentOnQuietRuns) {
 TEST(RulesHealth, AbovePeakIsATimingErrorNotASuccess) {
   const auto fs = run_rules(load_report("h200-slow.json"));
   const Finding& f = only(fs, "above_peak");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "bench/cuda/gemm/square/fp16/8192x8192x8192")) << f.evidence;
   EXPECT_TRUE(mentions(f, "timing error")) << f.title;
   // The suspect figure is never quoted as the device's GEMM rate.
@@ -121,12 +125,12 @@ TEST(RulesHealth, SmallChecksAboveTheDramRoofAreCacheEffects) {
   // Recorded: small CPU checks beat the measured DRAM copy bandwidth.
   const auto fs = run_rules(load_report("cpu-reference-blas.json"));
   EXPECT_FALSE(has(fs, "above_peak")) << ids(fs);
-  EXPECT_EQ(only(fs, "above_peak_cached").severity, "info");
+  EXPECT_EQ(to_string(only(fs, "above_peak_cached").severity), "info");
 }
 
 TEST(RulesHealth, ThreadOversubscription) {
   const Finding& f = only(run_rules(load_report("h200-slow.json")), "thread_oversubscription");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "32 threads on 16 logical cores")) << f.title;
 }
 
@@ -144,14 +148,14 @@ TEST(RulesHealth, ThreadsSilentWhenMatched) {
 }
 
 TEST(RulesHealth, PowerSavingPolicy) {
-  EXPECT_EQ(only(run_rules(load_report("h200-slow.json")), "cpu_power_saving").severity, "info");
+  EXPECT_EQ(to_string(only(run_rules(load_report("h200-slow.json")), "cpu_power_saving").severity), "info");
   // The seed's Windows machine on the Power saver plan.
   const Finding& f = only(run_rules(load_report("rx6650xt-windows-selfbuilt.json")), "cpu_power_saving");
   EXPECT_TRUE(mentions(f, "Best performance")) << f.fix;
   Report r = load_report("cpu-reference-blas.json");
   r.context.environment.host.cpu_governor = "powersave";
   const Finding& g = only(run_rules(r), "cpu_power_saving");
-  EXPECT_EQ(g.severity, "warning");  // the CPU is the measured device
+  EXPECT_EQ(to_string(g.severity), "warning");  // the CPU is the measured device
   EXPECT_TRUE(mentions(g, "cpupower frequency-set -g performance")) << g.fix;
   EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "cpu_power_saving"));
 }
@@ -219,7 +223,7 @@ TEST(RulesHealth, ThreadUndersubscriptionOnACpuRun) {
   r.context.environment.host.physical_cores = 8;
   r.context.environment.host.logical_cores = 16;
   const Finding& f = only(run_rules(r), "thread_undersubscription");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "set_num_threads(8)")) << f.fix;
   // All cores in use: silent.
   r.context.environment.torch.intra_op_threads = 8;
@@ -262,7 +266,7 @@ TEST(RulesHealth, ASettingThatBreaksChecksIsNamedInsteadOfTheDevice) {
 TEST(RulesHealth, AnInvalidAllocatorSettingThatCrashesEveryWorkerIsNamed) {
   Report r = load_report("h200-healthy.json");
   for (auto& res : r.results) {
-    if (res.kind != "check") continue;
+    if (res.kind != ResultKind::check) continue;
     res.status = Status::crashed;
     res.timing.reset();
     res.reason =
@@ -277,12 +281,12 @@ TEST(RulesHealth, AnInvalidAllocatorSettingThatCrashesEveryWorkerIsNamed) {
   r.context.environment.env_vars.push_back(env_var("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:1"));
   const auto fs = run_rules(r);
   const Finding& f = only(fs, "setting_breaks_checks");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "crash because PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:1 is set")) << f.title;
   // An out-of-memory message that only suggests allocator settings is not a
   // symptom of the (valid) setting the user has.
   for (auto& res : valid.results) {
-    if (res.kind != "check") continue;
+    if (res.kind != ResultKind::check) continue;
     res.status = Status::error;
     res.evidence.erase("stderr_tail");
     res.reason =
@@ -301,7 +305,7 @@ TEST(RulesHealth, ProcessLimitedToAFewCpus) {
   r.context.environment.host.affinity_list = "0-1";
   r.context.environment.torch.intra_op_threads = 2;
   const Finding& f = only(run_rules(r), "host_cpu_limited");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "may use 2 of the machine's 16 CPUs")) << f.title;
   EXPECT_TRUE(mentions(f, "CPU affinity 0-1")) << f.evidence;
   EXPECT_TRUE(mentions(f, "CPU baseline of every speed-up")) << f.why;
@@ -323,7 +327,7 @@ TEST(RulesHealth, GpuRunWithTorchOnOneThreadSaysSo) {
   r.context.environment.torch.intra_op_threads = 1;
   r.context.environment.env_vars.push_back(env_var("OMP_NUM_THREADS", "1"));
   const Finding& f = only(run_rules(r), "thread_undersubscription");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "OMP_NUM_THREADS=1")) << f.fix;
   EXPECT_TRUE(mentions(f, "inflated")) << f.why;
   EXPECT_FALSE(has(run_rules(load_report("h200-healthy.json")), "thread_undersubscription"));

@@ -28,7 +28,7 @@ bool any_multi(const std::vector<Finding>& fs) { return has(fs, "multi."); }
 Result row(const std::string& key, const std::string& category, const std::string& name) {
   Result r;
   r.key = key;
-  r.kind = "multi";
+  r.kind = ResultKind::multi;
   r.category = category;
   r.name = name;
   r.status = Status::ok;
@@ -106,7 +106,7 @@ TEST(RulesMulti, AcsIommuShmAndNarrowLink) {
   const auto fs = run_rules(r);
   ASSERT_TRUE(has(fs, "multi.p2p_blocked")) << ids(fs);
   const Finding f = with_id(fs, "multi.p2p_blocked").front();
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_NE(f.evidence.find("0000:02:08.0"), std::string::npos) << f.evidence;
   EXPECT_NE(f.evidence.find("translates"), std::string::npos) << f.evidence;
   EXPECT_NE(f.fix.find("iommu=pt"), std::string::npos);
@@ -127,7 +127,7 @@ TEST(RulesMulti, P2pBlockedIsCriticalWhenACollectiveHung) {
   c.reason = "no result within 180 s; the worker was killed";
   r.results.push_back(c);
   const auto fs = run_rules(r);
-  EXPECT_EQ(with_id(fs, "multi.p2p_blocked").front().severity, "critical");
+  EXPECT_EQ(to_string(with_id(fs, "multi.p2p_blocked").front().severity), "critical");
   EXPECT_TRUE(has(fs, "multi.group_failed"));
 }
 
@@ -156,14 +156,14 @@ TEST(RulesMulti, SocketFallbackSameHostAndBetweenHosts) {
       json::array({identity(0, "box", "2.21.5", sockets), identity(1, "box", "2.21.5", json::array())});
   auto fs = run_rules(same);
   ASSERT_TRUE(has(fs, "multi.socket_fallback")) << ids(fs);
-  EXPECT_EQ(with_id(fs, "multi.socket_fallback").front().severity, "warning");
+  EXPECT_EQ(to_string(with_id(fs, "multi.socket_fallback").front().severity), "warning");
   Report cross = healthy_multi_report();
   cross.results.back().evidence["identities"] =
       json::array({identity(0, "nodeA", "2.21.5", sockets), identity(1, "nodeB", "2.21.5", json::array())});
   fs = run_rules(cross);
   EXPECT_FALSE(has(fs, "multi.socket_fallback")) << ids(fs);
   ASSERT_TRUE(has(fs, "multi.socket_network")) << ids(fs);
-  EXPECT_EQ(with_id(fs, "multi.socket_network").front().severity, "info");
+  EXPECT_EQ(to_string(with_id(fs, "multi.socket_network").front().severity), "info");
 }
 
 TEST(RulesMulti, VersionMismatchFromMergedRankRows) {
@@ -177,7 +177,7 @@ TEST(RulesMulti, VersionMismatchFromMergedRankRows) {
   const auto fs = run_rules(r);
   ASSERT_TRUE(has(fs, "multi.nccl_version_mismatch")) << ids(fs);
   const Finding f = with_id(fs, "multi.nccl_version_mismatch").front();
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_NE(f.evidence.find("2.18.3 on rank 1 (nodeB)"), std::string::npos) << f.evidence;
   EXPECT_FALSE(has(fs, "multi.torch_version_mismatch"));
 }
@@ -189,7 +189,7 @@ TEST(RulesMulti, GroupFailed) {
   r.results.back().error = ErrorInfo{r.results.back().reason, "", "", "", ""};
   const auto fs = run_rules(r);
   ASSERT_TRUE(has(fs, "multi.group_failed")) << ids(fs);
-  EXPECT_EQ(with_id(fs, "multi.group_failed").front().severity, "critical");
+  EXPECT_EQ(to_string(with_id(fs, "multi.group_failed").front().severity), "critical");
 }
 
 TEST(RulesMulti, SlowLink) {

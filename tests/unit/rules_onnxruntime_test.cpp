@@ -32,7 +32,7 @@ TEST(RulesOrt, ProblemsFixtureFiresItsRules) {
   EXPECT_FALSE(has(fs, "cpu_fallback")) << ids(fs);
 
   const Finding fb = with_id(fs, "ort_cpu_fallback").front();
-  EXPECT_EQ(fb.severity, "warning");
+  EXPECT_EQ(to_string(fb.severity), "warning");
   EXPECT_NE(fb.title.find("3 ONNX Runtime checks"), std::string::npos) << fb.title;
   EXPECT_NE(fb.evidence.find("TopK"), std::string::npos) << fb.evidence;
   EXPECT_NE(fb.evidence.find("Attention"), std::string::npos) << fb.evidence;
@@ -50,10 +50,10 @@ TEST(RulesOrt, ProblemsFixtureFiresItsRules) {
   EXPECT_NE(ig.title.find("780M"), std::string::npos) << ig.title;
   EXPECT_NE(ig.fix.find("'device_id': 1"), std::string::npos) << ig.fix;
   const Finding dll = with_id(fs, "ort_directml_dll_old").front();
-  EXPECT_EQ(dll.severity, "critical");
+  EXPECT_EQ(to_string(dll.severity), "critical");
   EXPECT_NE(dll.title.find("1.8.2309.0"), std::string::npos) << dll.title;
   const Finding f16 = with_id(fs, "ort_fp16_faster").front();
-  EXPECT_EQ(f16.severity, "info");
+  EXPECT_EQ(to_string(f16.severity), "info");
   EXPECT_NE(f16.evidence.find("ort/linalg/matmul 2.5"), std::string::npos) << f16.evidence;
 }
 
@@ -61,7 +61,7 @@ TEST(RulesOrt, TwoPackagesHideTheDirectMlProvider) {
   const auto fs = run_rules(load_report("ort-two-packages-cpu-only.json"));
   ASSERT_TRUE(has(fs, "ort_two_packages")) << ids(fs);
   const Finding f = with_id(fs, "ort_two_packages").front();
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_NE(f.title.find("DirectML provider is missing"), std::string::npos) << f.title;
   EXPECT_NE(f.fix.find("pip uninstall -y onnxruntime onnxruntime-directml"), std::string::npos) << f.fix;
   ASSERT_TRUE(has(fs, "ort_no_gpu_provider")) << ids(fs);
@@ -74,7 +74,7 @@ TEST(RulesOrt, TwoPackagesWithTheProviderPresentIsAWarning) {
   info.providers = {"DmlExecutionProvider", "CPUExecutionProvider"};
   const auto fs = run_rules(r);
   ASSERT_TRUE(has(fs, "ort_two_packages"));
-  EXPECT_EQ(with_id(fs, "ort_two_packages").front().severity, "warning");
+  EXPECT_EQ(to_string(with_id(fs, "ort_two_packages").front().severity), "warning");
   // Only one package: silent.
   info.python_packages = {"onnxruntime-directml 1.19.2", "onnxruntime-tools 1.7.0"};
   EXPECT_FALSE(has(run_rules(r), "ort_two_packages"));

@@ -24,7 +24,7 @@ TEST(RulesPerf, ReferenceBlasOnTheRecordedCpuRun) {
   // Recorded on the CI container: Debian's libtorch with the netlib libblas3.
   const auto fs = run_rules(load_report("cpu-reference-blas.json"));
   const Finding& f = only(fs, "cpu_blas_reference");
-  EXPECT_EQ(f.severity, "critical");  // the CPU is the measured device
+  EXPECT_EQ(to_string(f.severity), "critical");  // the CPU is the measured device
   EXPECT_TRUE(mentions(f, "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0")) << f.evidence;
   EXPECT_TRUE(mentions(f, "GFLOP/s")) << f.evidence;
   EXPECT_TRUE(mentions(f, "libopenblas0-pthread")) << f.fix;
@@ -34,7 +34,7 @@ TEST(RulesPerf, ReferenceBlasOnTheRecordedCpuRun) {
 TEST(RulesPerf, ReferenceBlasIsAWarningBesideAGpu) {
   Report r = load_report("h200-healthy.json");
   r.context.environment.blas.name = "reference";
-  EXPECT_EQ(only(run_rules(r), "cpu_blas_reference").severity, "warning");
+  EXPECT_EQ(to_string(only(run_rules(r), "cpu_blas_reference").severity), "warning");
 }
 
 TEST(RulesPerf, ReferenceBlasSilentWithAnOptimisedBlas) {
@@ -70,7 +70,7 @@ TEST(RulesPerf, PeakRulesSilentOnHealthyOrUnknownPeaks) {
 
 TEST(RulesPerf, AutocastAdviceWhenLowPrecisionIsMuchFaster) {
   const Finding& f = only(run_rules(load_report("h200-healthy.json")), "autocast");
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "torch.autocast(device_type=\"cuda\", dtype=torch.float16)")) << f.fix;
   EXPECT_TRUE(mentions(f, "GradScaler")) << f.fix;
 }
@@ -104,7 +104,7 @@ Report cpu_without_fast_bf16() {
 TEST(RulesPerf, HalfMuchSlowerThanFp32SaysStayInFp32) {
   const auto fs = run_rules(cpu_without_fast_bf16());
   const Finding& f = only(fs, "half_slower_than_fp32");
-  EXPECT_EQ(f.severity, "warning");  // the CPU is the measured device
+  EXPECT_EQ(to_string(f.severity), "warning");  // the CPU is the measured device
   EXPECT_TRUE(mentions(f, "bf16 is 36x slower than fp32")) << f.title;
   EXPECT_TRUE(mentions(f, "stay in fp32 here")) << f.title;
   EXPECT_TRUE(mentions(f, "bench/cpu/gemm/square/bf16/512x512x512")) << f.evidence;
@@ -117,12 +117,12 @@ TEST(RulesPerf, HalfMuchSlowerThanFp32SaysStayInFp32) {
 
 TEST(RulesPerf, HalfSlowerFromATrainingStepAlone) {
   Report r = load_report("cpu-reference-blas.json");
-  r.results.erase(
-      std::remove_if(r.results.begin(), r.results.end(), [](const Result& x) { return x.kind == "bench"; }),
-      r.results.end());
+  r.results.erase(std::remove_if(r.results.begin(), r.results.end(),
+                                 [](const Result& x) { return x.kind == ResultKind::bench; }),
+                  r.results.end());
   Result step;
   step.key = "train/cpu/cnn/bf16/b64";
-  step.kind = "train";
+  step.kind = ResultKind::train;
   step.name = "cnn bf16";
   step.category = "cnn";
   step.dtype = "bf16";
@@ -143,7 +143,7 @@ TEST(RulesPerf, HalfSlowerSilentWhereHalfIsFast) {
 
 TEST(RulesPerf, Tf32OffOnATensorCoreGpu) {
   const Finding& f = only(run_rules(load_report("h200-healthy.json")), "tf32_off");
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "set_float32_matmul_precision(\"high\")")) << f.fix;
   EXPECT_TRUE(mentions(f, "7.1x")) << f.title;  // 360 vs 51 TFLOP/s
 }
@@ -155,7 +155,7 @@ TEST(RulesPerf, Tf32SilentWithoutATf32Row) {
 TEST(RulesPerf, Bf16EmulatedOnRdna2) {
   const auto fs = run_rules(load_report("rx6650xt-windows-selfbuilt.json"));
   const Finding& f = only(fs, "bf16_emulated");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "rdna2")) << f.evidence;
   EXPECT_TRUE(mentions(f, "fp16")) << f.fix;
   // The emulated bf16 rate is not advertised as an autocast win.
@@ -176,7 +176,7 @@ TEST(RulesPerf, Bf16EmulatedSilentOnHopper) {
 
 TEST(RulesPerf, SdpaOnTheMathPath) {
   const Finding& f = only(run_rules(load_report("rx6650xt-windows-selfbuilt.json")), "sdpa_math");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "ops/attention/sdpa/fp16")) << f.evidence;
   EXPECT_TRUE(mentions(f, "AOTriton")) << f.fix;
 }
@@ -188,7 +188,7 @@ TEST(RulesPerf, FlashWarningHarmlessWhenAFusedKernelRan) {
   }
   const auto fs = run_rules(r);
   EXPECT_FALSE(has(fs, "sdpa_math")) << ids(fs);
-  EXPECT_EQ(only(fs, "sdpa_warning_harmless").severity, "info");
+  EXPECT_EQ(to_string(only(fs, "sdpa_warning_harmless").severity), "info");
 }
 
 TEST(RulesPerf, SdpaSilentOnFlash) {
@@ -201,7 +201,7 @@ TEST(RulesPerf, SdpaSilentOnFlash) {
 
 TEST(RulesPerf, PinnedCopiesFaster) {
   const Finding& f = only(run_rules(load_report("h200-healthy.json")), "pageable_copies");
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "pin_memory=True")) << f.fix;
 }
 
@@ -215,7 +215,7 @@ TEST(RulesPerf, PinnedSilentWhenEqual) {
 
 TEST(RulesPerf, LaunchBoundDecodeWithGraphSpeedup) {
   const Finding& f = only(run_rules(load_report("h200-slow.json")), "launch_bound_decode");
-  EXPECT_EQ(f.severity, "info");  // graph replay proved the remedy here: a tip
+  EXPECT_EQ(to_string(f.severity), "info");  // graph replay proved the remedy here: a tip
   EXPECT_TRUE(mentions(f, "72%")) << f.title;
   EXPECT_TRUE(mentions(f, "2.6x")) << f.evidence;  // 390 vs 150 tokens/s from the graph row
   EXPECT_TRUE(mentions(f, "reduce-overhead")) << f.fix;
@@ -229,7 +229,7 @@ TEST(RulesPerf, LaunchBoundWithoutGraphRowIsAWarning) {
                                  }),
                   r.results.end());
   const Finding& f = only(run_rules(r), "launch_bound_decode");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
 }
 
 TEST(RulesPerf, LaunchBoundSilentWhenDeviceBound) {
@@ -254,7 +254,7 @@ Report with_sustained_drop(double drop, const std::string& device = "cuda:0", do
   Report rep = load_report("h200-healthy.json");
   Result* gemm = nullptr;
   for (auto& r : rep.results) {
-    if (r.kind == "bench" && r.category == "gemm" && r.dtype == "bf16" && r.device == "cuda:0" &&
+    if (r.kind == ResultKind::bench && r.category == "gemm" && r.dtype == "bf16" && r.device == "cuda:0" &&
         (!gemm || r.work.flops > gemm->work.flops)) {
       gemm = &r;
     }
@@ -272,13 +272,13 @@ Report with_sustained_drop(double drop, const std::string& device = "cuda:0", do
 
 TEST(RulesPerf, SustainedThrottleTipOnAPowerCappedGpu) {
   const Finding& f = only(run_rules(with_sustained_drop(13)), "sustained_throttle");
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "13% below its first calls")) << f.title;
   EXPECT_TRUE(mentions(f, "SW Power Cap")) << f.fix;
 }
 
 TEST(RulesPerf, SustainedThrottleWarningWhenTheClockCollapses) {
-  EXPECT_EQ(only(run_rules(with_sustained_drop(35)), "sustained_throttle").severity, "warning");
+  EXPECT_EQ(to_string(only(run_rules(with_sustained_drop(35)), "sustained_throttle").severity), "warning");
 }
 
 TEST(RulesPerf, SustainedThrottleSilentWhenSteadyOrOnTheCpu) {
@@ -298,7 +298,7 @@ Report h200_default_run() {
 
 TEST(RulesPerf, FirstUseCostTipOnTheRecordedH200Run) {
   const Finding& f = only(run_rules(h200_default_run()), "first_use_cost");
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "3.0 s in this run")) << f.title;
   EXPECT_TRUE(mentions(f, "conv2d_depthwise fp16 0.15 s")) << f.evidence;
   EXPECT_TRUE(mentions(f, "PYTORCH_KERNEL_CACHE_PATH")) << f.fix;
@@ -312,7 +312,7 @@ TEST(RulesPerf, FirstUseCostNamesADisabledCacheOfThisBackend) {
   rep.context.environment.env_vars.push_back({"MIOPEN_DISABLE_CACHE", "1", ""});  // no effect on CUDA
   const Finding& f = only(run_rules(rep), "first_use_cost");
   // Still a tip: the evidence cannot tell which part a cache would have kept.
-  EXPECT_EQ(f.severity, "info");
+  EXPECT_EQ(to_string(f.severity), "info");
   EXPECT_TRUE(mentions(f, "USE_PYTORCH_KERNEL_CACHE=0 and CUDA_CACHE_DISABLE=1 is set")) << f.evidence;
   EXPECT_TRUE(mentions(f, "Unset USE_PYTORCH_KERNEL_CACHE=0 and CUDA_CACHE_DISABLE=1")) << f.fix;
   EXPECT_FALSE(mentions(f, "MIOPEN_DISABLE_CACHE=1")) << f.fix;

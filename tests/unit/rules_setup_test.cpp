@@ -22,7 +22,7 @@ using testing::with_id;
 TEST(RulesSetup, CpuOnlyTorchWithAnNvidiaGpu) {
   const auto fs = run_rules(load_report("rtx4090-cpu-only-torch.json"));
   const Finding& f = only(fs, "no_accelerator.cpu_only_torch");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "NVIDIA GeForce RTX 4090")) << f.title;
   EXPECT_TRUE(mentions(f, "1.13.0")) << f.evidence;
   // The driver reports CUDA 12.6: the newest wheel it runs is cu126.
@@ -51,7 +51,7 @@ TEST(RulesSetup, CpuOnlyTorchWithAnAmdGpuMentionsTheOverride) {
 TEST(RulesSetup, DevicesHiddenByVisibleDevices) {
   const auto fs = run_rules(load_report("nvidia-hidden-by-env.json"));
   const Finding& f = only(fs, "no_accelerator.hidden_by_env");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "CUDA_VISIBLE_DEVICES=\"-1\"")) << f.title;
   EXPECT_TRUE(mentions(f, "unset CUDA_VISIBLE_DEVICES")) << f.fix;
   EXPECT_FALSE(has(fs, "no_accelerator.unexplained")) << ids(fs);
@@ -73,7 +73,7 @@ TEST(RulesSetup, EmptyOrOutOfRangeVisibleDevicesHideToo) {
 TEST(RulesSetup, DeviceNodesWithoutPermission) {
   const auto fs = run_rules(load_report("rocm-no-render-group.json"));
   const Finding& f = only(fs, "no_accelerator.device_permissions");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "/dev/kfd")) << f.evidence;
   EXPECT_TRUE(mentions(f, "usermod -aG render")) << f.fix;
   EXPECT_FALSE(has(fs, "no_accelerator.unexplained")) << ids(fs);
@@ -101,7 +101,7 @@ TEST(RulesSetup, NoAcceleratorRulesSilentWhenTorchSeesTheGpu) {
 TEST(RulesSetup, NvidiaArchNotInBuild) {
   const auto fs = run_rules(load_report("rtx5090-arch-not-in-build.json"));
   const Finding& f = only(fs, "arch_not_in_build");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "sm_120")) << f.title;
   EXPECT_TRUE(mentions(f, "cu128")) << f.fix;  // kb/arch.json: sm_120 needs CUDA 12.8 wheels
 }
@@ -115,7 +115,7 @@ TEST(RulesSetup, ArchRuleSilentWhenInBuild) {
 TEST(RulesSetup, HsaOverrideMissingOnGfx1032) {
   const auto fs = run_rules(load_report("rx6600-linux-no-override.json"));
   const Finding& f = only(fs, "hsa_override.missing");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "HSA_OVERRIDE_GFX_VERSION=10.3.0")) << f.title;
   EXPECT_TRUE(mentions(f, "export HSA_OVERRIDE_GFX_VERSION=10.3.0")) << f.fix;
   // The arch rule leaves override-able targets to this rule: one finding, not two.
@@ -131,7 +131,7 @@ TEST(RulesSetup, HsaOverrideOnWindowsIsNeverAdvised) {
   const auto fs = run_rules(r);
   EXPECT_FALSE(has(fs, "hsa_override.missing")) << ids(fs);
   const Finding& f = only(fs, "hsa_override.windows_no_build");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_FALSE(mentions(f, "setx HSA_OVERRIDE")) << f.fix;
   EXPECT_TRUE(mentions(f, "PYTORCH_ROCM_ARCH=gfx1032")) << f.fix;
 }
@@ -179,7 +179,7 @@ TEST(RulesSetup, HsaOverrideWrongValue) {
   Report r = load_report("rx6600-linux-no-override.json");
   r.context.environment.env_vars = {env_var("HSA_OVERRIDE_GFX_VERSION", "11.0.0")};
   const Finding& f = only(run_rules(r), "hsa_override.wrong");
-  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(to_string(f.severity), "critical");
   EXPECT_TRUE(mentions(f, "use 10.3.0")) << f.title;
 }
 
@@ -210,10 +210,10 @@ TEST(RulesSetup, HsaOverrideUnnecessaryOnNativeTarget) {
   env.selection = DeviceChoice{"auto", "cuda:0", "only accelerator"};
   env.env_vars = {env_var("HSA_OVERRIDE_GFX_VERSION", "10.3.0")};
   const Finding& f = only(run_rules(r), "hsa_override.unnecessary");
-  EXPECT_EQ(f.severity, "critical");  // RDNA3 told it is RDNA2: wrong ISA
+  EXPECT_EQ(to_string(f.severity), "critical");  // RDNA3 told it is RDNA2: wrong ISA
   // Its own version is harmless.
   env.env_vars = {env_var("HSA_OVERRIDE_GFX_VERSION", "11.0.0")};
-  EXPECT_EQ(only(run_rules(r), "hsa_override.unnecessary").severity, "info");
+  EXPECT_EQ(to_string(only(run_rules(r), "hsa_override.unnecessary").severity), "info");
 }
 
 TEST(RulesSetup, HsaOverrideRiskyOnGfx1103) {
@@ -223,7 +223,7 @@ TEST(RulesSetup, HsaOverrideRiskyOnGfx1103) {
   g.integrated = true;
   r.context.environment.devices.front().arch = "gfx1103";
   r.context.environment.env_vars = {env_var("HSA_OVERRIDE_GFX_VERSION", "11.0.0")};
-  EXPECT_EQ(only(run_rules(r), "hsa_override.risky").severity, "warning");
+  EXPECT_EQ(to_string(only(run_rules(r), "hsa_override.risky").severity), "warning");
 }
 
 TEST(RulesSetup, HsaOverridePerDeviceWhenTargetsDiffer) {
@@ -252,7 +252,7 @@ TEST(RulesSetup, HsaRulesSilentOffRocm) {
 TEST(RulesSetup, IntegratedGpuSelectedWhileDiscreteIdles) {
   const auto fs = run_rules(load_report("laptop-igpu-selected.json"));
   const Finding& f = only(fs, "integrated_gpu_selected");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "AMD Radeon 680M")) << f.evidence;
   EXPECT_TRUE(mentions(f, "torch.device(\"cuda:1\")")) << f.fix;
 }

@@ -42,7 +42,7 @@ inline std::vector<Finding> run_rules(const Report& r) { return diagnose(r, rule
 
 inline std::string ids(const std::vector<Finding>& fs) {
   std::string s;
-  for (const auto& f : fs) s += f.id + "(" + f.severity + ") ";
+  for (const auto& f : fs) s += f.id + "(" + std::string(to_string(f.severity)) + ") ";
   return s;
 }
 

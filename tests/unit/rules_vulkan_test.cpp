@@ -35,7 +35,7 @@ TEST(RulesVulkan, HealthyH200StaysSilent) {
 TEST(RulesVulkan, FrameworkFarUnderTheCeilingNamesTheGemmLibrary) {
   const auto fs = run_rules(load_report("rx6650xt-vulkan-ceiling.json"));
   const Finding f = only(fs, "framework_under_vulkan_ceiling");
-  EXPECT_EQ(f.severity, "warning");
+  EXPECT_EQ(to_string(f.severity), "warning");
   EXPECT_TRUE(mentions(f, "31%")) << f.title;  // 3.1 of 10.1 TFLOP/s
   EXPECT_TRUE(mentions(f, "joined by pci_address")) << f.evidence;
   EXPECT_TRUE(mentions(f, "rocBLAS/hipBLASLt")) << f.why;  // memory close to the ceiling: the GEMM library
@@ -107,7 +107,7 @@ TEST(RulesVulkan, Fp16SilentWhenTheCardHasNoFastFp16) {
 TEST(RulesVulkan, GpuTheFrameworkMisses) {
   const auto fs = run_rules(load_report("rx6650xt-vulkan-ceiling.json"));
   const Finding f = only(fs, "framework_misses_vulkan_gpu");
-  EXPECT_EQ(f.severity, "info");  // an iGPU beside a dGPU the framework sees
+  EXPECT_EQ(to_string(f.severity), "info");  // an iGPU beside a dGPU the framework sees
   EXPECT_TRUE(mentions(f, "AMD Radeon(TM) Graphics")) << f.title;
   EXPECT_TRUE(mentions(f, "PCI 0000:10:00.0")) << f.evidence;
   EXPECT_TRUE(mentions(f, "cuda:0 AMD Radeon RX 6650 XT")) << f.evidence;
@@ -120,7 +120,7 @@ TEST(RulesVulkan, DiscreteGpuTheFrameworkMissesIsAWarning) {
   const auto fs = run_rules(r);
   const auto found = testing::with_id(fs, "framework_misses_vulkan_gpu");
   ASSERT_EQ(found.size(), 2u) << ids(fs);
-  for (const auto& f : found) EXPECT_EQ(f.severity, "warning") << f.title;
+  for (const auto& f : found) EXPECT_EQ(to_string(f.severity), "warning") << f.title;
 }
 
 TEST(RulesVulkan, NoFrameworkListNoDisagreement) {

@@ -43,16 +43,16 @@ TEST(WindowsRules, LaptopProblemsFireWithTheRightAdvice) {
   for (const char* id : {"windows.hip_sdk_vs_wheel", "windows.directml_too_old_for_onnxruntime"})
     EXPECT_TRUE(has(fs, id)) << id << ": " << ids(fs);
   const auto igpu = with_id(fs, "windows.adapter0_integrated").at(0);
-  EXPECT_EQ(igpu.severity, "warning");
+  EXPECT_EQ(to_string(igpu.severity), "warning");
   EXPECT_NE(igpu.fix.find("torch_directml.device(1)"), std::string::npos) << igpu.fix;
   EXPECT_NE(igpu.fix.find("'device_id': 1"), std::string::npos) << igpu.fix;
   EXPECT_NE(igpu.fix.find("0x00000000:0x0000d1a3"), std::string::npos) << igpu.fix;  // the dGPU's LUID
   const auto power = with_id(fs, "windows.power_saving").at(0);
-  EXPECT_EQ(power.severity, "warning");
+  EXPECT_EQ(to_string(power.severity), "warning");
   for (const char* cause :
        {"battery saver", "EcoQoS", "Power saver", "best power efficiency", "battery (64%)"})
     EXPECT_NE(power.title.find(cause), std::string::npos) << cause << ": " << power.title;
-  EXPECT_EQ(with_id(fs, "windows.smart_app_control").at(0).severity, "warning");
+  EXPECT_EQ(to_string(with_id(fs, "windows.smart_app_control").at(0).severity), "warning");
   const auto tdr = with_id(fs, "windows.tdr_delay_short").at(0);
   EXPECT_NE(tdr.title.find("ops/linalg/matmul/fp32"), std::string::npos) << tdr.title;
   EXPECT_NE(with_id(fs, "windows.vc_runtime_missing").at(0).title.find("vcruntime140_1.dll"),
@@ -61,14 +61,14 @@ TEST(WindowsRules, LaptopProblemsFireWithTheRightAdvice) {
   EXPECT_NE(power.title.find("python (pid 4242"), std::string::npos) << power.title;
   // HIP SDK 6.2 beside a wheel built with HIP 6.4 that carries no runtime: it loads the SDK's.
   const auto hip = with_id(fs, "windows.hip_sdk_vs_wheel").at(0);
-  EXPECT_EQ(hip.severity, "warning");
+  EXPECT_EQ(to_string(hip.severity), "warning");
   EXPECT_NE(hip.title.find("HIP SDK is 6.2"), std::string::npos) << hip.title;
   EXPECT_NE(hip.title.find("HIP 6.4.43480"), std::string::npos) << hip.title;
   EXPECT_NE(hip.fix.find("HIP SDK 6.4"), std::string::npos) << hip.fix;
   // ONNX Runtime 1.20.1 with the DirectML provider, no DirectML.dll beside it, Windows 11 23H2
   // (in-box 1.8.0).
   const auto dml = with_id(fs, "windows.directml_too_old_for_onnxruntime").at(0);
-  EXPECT_EQ(dml.severity, "warning");
+  EXPECT_EQ(to_string(dml.severity), "warning");
   EXPECT_NE(dml.title.find("in-box DirectML 1.8.0, older than the 1.15.2"), std::string::npos) << dml.title;
   EXPECT_NE(dml.evidence.find("pull/22247"), std::string::npos) << "the kb row's source: " << dml.evidence;
   EXPECT_NE(dml.fix.find("Microsoft.AI.DirectML 1.15.2"), std::string::npos) << dml.fix;
@@ -82,7 +82,7 @@ TEST(WindowsRules, TheNewRulesStaySilentWhenTheStackIsConsistent) {
       {"amdhip64_6.dll", "C:\\Users\\user\\miniconda3\\Lib\\site-packages\\torch\\lib\\amdhip64_6.dll",
        "site-packages of C:\\Users\\user\\miniconda3\\python.exe", ""});
   auto fs = run_rules(r);
-  EXPECT_EQ(with_id(fs, "windows.hip_sdk_vs_wheel").at(0).severity, "info") << ids(fs);
+  EXPECT_EQ(to_string(with_id(fs, "windows.hip_sdk_vs_wheel").at(0).severity), "info") << ids(fs);
   // Same major.minor: silent.
   w.pythons[0].torch_hip_version = "6.2.41134-65d174c3e";
   // DirectML.dll beside onnxruntime.dll: silent; a CPU-only onnxruntime.dll: silent.
@@ -171,7 +171,7 @@ TEST(WindowsRules, DirectmlFactsOneTableForRulesAndExplain) {
 TEST(WindowsRules, OldWindowsInRemoteDesktop) {
   const auto fs = run_rules(windows_fixture("windows10-rdp-old.json"));
   EXPECT_TRUE(has(fs, "windows.build_too_old_for_directml")) << ids(fs);
-  EXPECT_EQ(with_id(fs, "windows.remote_session").at(0).severity, "warning") << ids(fs);
+  EXPECT_EQ(to_string(with_id(fs, "windows.remote_session").at(0).severity), "warning") << ids(fs);
   EXPECT_TRUE(has(fs, "windows.tdr_delay_short")) << ids(fs);  // TdrDelay 1 s, below Windows' default
   EXPECT_FALSE(has(fs, "windows.adapter0_integrated")) << ids(fs);
   EXPECT_FALSE(has(fs, "windows.smart_app_control")) << ids(fs);
@@ -183,8 +183,9 @@ TEST(WindowsRules, VariationsOfTheHealthyFixture) {
   w.smart_app_control = "evaluation";
   w.power_source = "battery";
   auto fs = run_rules(r);
-  EXPECT_EQ(with_id(fs, "windows.smart_app_control").at(0).severity, "info") << ids(fs);
-  EXPECT_EQ(with_id(fs, "windows.power_saving").at(0).severity, "info") << ids(fs);  // battery alone
+  EXPECT_EQ(to_string(with_id(fs, "windows.smart_app_control").at(0).severity), "info") << ids(fs);
+  EXPECT_EQ(to_string(with_id(fs, "windows.power_saving").at(0).severity), "info")
+      << ids(fs);  // battery alone
   // The power-saver plan already named by host.cpu_governor is cpu_power_saving's, not repeated here.
   w.power_source = "ac";
   w.power_scheme_guid = "a1841308-3541-4fab-bc81-f71556f20b4a";

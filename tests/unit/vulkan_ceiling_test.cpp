@@ -172,7 +172,7 @@ TEST(VulkanCeiling, TimingCrossCheck) {
 Result framework_row(const std::string& key, const std::string& device, const char* metric, double v) {
   Result r;
   r.key = key;
-  r.kind = "bench";
+  r.kind = ResultKind::bench;
   r.device = device;
   r.status = Status::ok;
   r.metrics[metric] = v;

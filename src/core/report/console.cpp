@@ -160,7 +160,7 @@ std::string render_check_problems(const std::vector<Result>& results, const Cons
     return it != unavailable.end() && it->second.keys.size() >= 2;
   };
   for (const auto& r : results) {
-    const bool fallback = r.profile && r.profile->where == "cpu_fallback";
+    const bool fallback = r.profile && r.profile->where == Where::cpu_fallback;
     const bool problem = (r.status != Status::ok && r.status != Status::skipped) || fallback;
     if (!problem && r.warnings.empty()) continue;
     if (grouped(r)) continue;
@@ -202,7 +202,7 @@ std::string render_check_problems_brief(const std::vector<Result>& results, cons
   };
   std::vector<std::pair<std::string, Group>> unavailable;  // by cause, first-seen order
   for (const auto& r : results) {
-    const bool fallback = r.profile && r.profile->where == "cpu_fallback";
+    const bool fallback = r.profile && r.profile->where == Where::cpu_fallback;
     const std::string message = r.reason.empty() && r.error ? r.error->message : r.reason;
     if (r.status == Status::unavailable) {
       std::string cause = r.error && !r.error->cause.empty() ? r.error->cause : message;

@@ -238,18 +238,28 @@ std::string timing_cell(const std::optional<Timing>& t) {
 /// Short form of where the work ran (profiler evidence).
 std::string where_cell(const Result& r) {
   if (!r.profile) return "-";
-  const std::string& w = r.profile->where;
-  if (w == "device_kernels") return "kernels";
-  if (w == "cpu_fallback") return "FALLBACK";
-  if (w == "no_device_work") return "no-work";
-  if (w == "profiler_blind") return "blind";
-  if (w == "backend_kernels") return "device";
-  if (w == "host") return "host";
+  switch (r.profile->where) {
+    case Where::device_kernels:
+      return "kernels";
+    case Where::cpu_fallback:
+      return "FALLBACK";
+    case Where::no_device_work:
+      return "no-work";
+    case Where::profiler_blind:
+      return "blind";
+    case Where::backend_kernels:
+      return "device";
+    case Where::host:
+      return "host";
+    case Where::none:
+    case Where::unavailable:
+      break;
+  }
   return "?";
 }
 
 std::string note_for(const Result& r) {
-  if (r.profile && r.profile->where == "cpu_fallback") return r.profile->detail;
+  if (r.profile && r.profile->where == Where::cpu_fallback) return r.profile->detail;
   if (r.error) {
     if (!r.error->cause.empty()) return r.error->cause;
     return r.error->message;
@@ -387,7 +397,7 @@ std::string render_bench_table(const std::vector<Result>& results, const Console
            r.status == Status::ok ? Cell{note, Cell::Look::dim} : Cell{note, Cell::Look::status, r.status}});
     }
   }
-  return t.str() + render_gpu_busy(results, "bench", style);
+  return t.str() + render_gpu_busy(results, ResultKind::bench, style);
 }
 
 std::string render_llm_table(const std::vector<Result>& results, const ConsoleStyle& style) {
@@ -428,7 +438,7 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
     if (std::find(ceilings.begin(), ceilings.end(), text) == ceilings.end()) ceilings.push_back(text);
   };
   for (const auto& r : results) {
-    if (r.kind != "llm") continue;  // the bench rows measured as ceilings have their own table
+    if (r.kind != ResultKind::llm) continue;  // the bench rows measured as ceilings have their own table
     add_ceiling(r, "gemm_ceiling", "tflops");
     add_ceiling(r, "bandwidth_ceiling", "gbps");
     std::string rate = "-", lat = "-", roof = "-";
@@ -506,7 +516,7 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
     out += "\n" + bold("Ceilings (% GEMM and % BW are of these bench rows):", style) + "\n" +
            wrap_lines(lines, style.width);
   }
-  out += render_gpu_busy(results, "llm", style);
+  out += render_gpu_busy(results, ResultKind::llm, style);
   if (!problems.empty()) {
     out += "\n" + bold("Not measured or failed:", style) + "\n" + wrap_lines(problems, style.width);
   }
@@ -608,7 +618,7 @@ std::string render_train_table(const std::vector<Result>& results, const Console
   if (!costs.empty())
     out += "\n" + bold("Cost of reading the loss on the host each step:", style) + "\n" + costs;
   if (!sweeps.empty()) out += "\n" + bold("Batch-size sweeps (samples/s by batch):", style) + "\n" + sweeps;
-  out += render_gpu_busy(results, "train", style);
+  out += render_gpu_busy(results, ResultKind::train, style);
   if (!problems.empty()) out += "\n" + bold("Not measured or failed:", style) + "\n" + problems;
   return out;
 }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "core/report/console.hpp"
+#include "core/result_keys.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -74,7 +74,7 @@ std::string report_device(const Report& report) {
   return "cpu";
 }
 
-std::vector<Result> results_of_kind(const Report& report, const std::string& kind) {
+std::vector<Result> results_of_kind(const Report& report, ResultKind kind) {
   std::vector<Result> out;
   for (const auto& r : report.results) {
     if (r.kind == kind) out.push_back(r);
@@ -84,7 +84,7 @@ std::vector<Result> results_of_kind(const Report& report, const std::string& kin
 
 std::string verdict_or_summary(const Report& report) {
   if (!report.verdict.empty()) return report.verdict;
-  const auto checks = results_of_kind(report, "check");
+  const auto checks = results_of_kind(report, ResultKind::check);
   if (checks.empty()) return "no verdict recorded";
   int ok = 0;
   for (const auto& r : checks) ok += r.status == Status::ok;
@@ -92,7 +92,7 @@ std::string verdict_or_summary(const Report& report) {
 }
 
 bool needs_attention(const Result& r) {
-  return is_failure(r.status) || (r.profile && r.profile->where == "cpu_fallback");
+  return is_failure(r.status) || (r.profile && r.profile->where == Where::cpu_fallback);
 }
 
 std::string source_basis(const std::string& source) {
@@ -102,18 +102,13 @@ std::string source_basis(const std::string& source) {
 
 LlmShape llm_shape(const Result& r) {
   LlmShape s;
-  static const std::regex kPrefill(R"(/b(\d+)/pp(\d+)$)");
-  static const std::regex kDecode(R"(/b(\d+)/tg(\d+)@d(\d+)(/graph)?$)");
-  std::smatch m;
-  if (std::regex_search(r.key, m, kPrefill)) {
-    s.phase = "prefill";
-    s.batch = std::stoi(m[1]);
-    s.prompt = std::stoi(m[2]);
-  } else if (std::regex_search(r.key, m, kDecode)) {
-    s.phase = m[4].matched ? "graph" : "decode";
-    s.batch = std::stoi(m[1]);
-    s.gen = std::stoi(m[2]);
-    s.prompt = std::stoi(m[3]);
+  if (const auto k = LlmKey::parse(r.key); k && k->test != LlmKey::Test::correctness) {
+    s.phase = k->test == LlmKey::Test::prefill ? "prefill"
+              : k->test == LlmKey::Test::graph ? "graph"
+                                               : "decode";
+    s.batch = k->batch;
+    s.prompt = k->prompt;
+    s.gen = k->gen;
   }
   if (auto v = metric(r, "batch")) s.batch = static_cast<int>(*v);
   if (auto v = metric(r, "prompt_tokens")) s.prompt = static_cast<int>(*v);
@@ -123,7 +118,7 @@ LlmShape llm_shape(const Result& r) {
 
 std::vector<KeyFigure> key_figures(const Report& report) {
   std::vector<KeyFigure> out;
-  const auto checks = results_of_kind(report, "check");
+  const auto checks = results_of_kind(report, ResultKind::check);
   if (!checks.empty()) {
     const std::string device = checks.front().device.empty() ? report_device(report) : checks.front().device;
     std::string line = checks_summary_line(checks, device);
@@ -133,7 +128,7 @@ std::vector<KeyFigure> key_figures(const Report& report) {
 
   std::vector<const Result*> bench;
   for (const auto& r : report.results) {
-    if (r.kind == "bench" && r.status == Status::ok) bench.push_back(&r);
+    if (r.kind == ResultKind::bench && r.status == Status::ok) bench.push_back(&r);
   }
   auto in_group = [&](const std::string& group) {
     std::vector<const Result*> rows;
@@ -185,7 +180,7 @@ std::vector<KeyFigure> key_figures(const Report& report) {
   std::vector<std::string> groups;
   std::map<std::string, std::vector<const Result*>> picked;
   for (const auto& r : report.results) {
-    if (r.kind != "llm" || r.status != Status::ok) continue;
+    if (r.kind != ResultKind::llm || r.status != Status::ok) continue;
     const LlmShape s = llm_shape(r);
     const auto tps = metric(r, "tokens_per_s");
     if (s.phase.empty() || !tps) continue;

@@ -25,8 +25,8 @@ struct KeyFigure {
 /// result's device, else "cpu".
 std::string report_device(const Report& report);
 
-/// The results of one kind ("check", "bench", "llm", ...), in report order.
-std::vector<Result> results_of_kind(const Report& report, const std::string& kind);
+/// The results of one kind, in report order.
+std::vector<Result> results_of_kind(const Report& report, ResultKind kind);
 
 /// The report's verdict, or when the rules left it empty a sentence built
 /// from the check counts ("no verdict recorded: 390/512 checks ok on cpu").

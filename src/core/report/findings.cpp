@@ -16,9 +16,9 @@ std::string paint(const std::string& text, const char* code, const ConsoleStyle&
   return fmt::format("\033[{}m{}\033[0m", code, text);
 }
 
-const char* severity_code(const std::string& severity) {
-  if (severity == "critical") return "1;31";
-  if (severity == "warning") return "1;33";
+const char* severity_code(Severity severity) {
+  if (severity == Severity::critical) return "1;31";
+  if (severity == Severity::warning) return "1;33";
   return "1;36";
 }
 
@@ -77,9 +77,9 @@ std::string render_findings(const std::vector<Finding>& findings, const ConsoleS
   const std::size_t width = static_cast<std::size_t>(std::clamp(style.width, 60, 140));
   int crit = 0, warn = 0, info = 0;
   for (const auto& f : findings) {
-    crit += f.severity == "critical";
-    warn += f.severity == "warning";
-    info += f.severity != "critical" && f.severity != "warning";
+    crit += f.severity == Severity::critical;
+    warn += f.severity == Severity::warning;
+    info += f.severity != Severity::critical && f.severity != Severity::warning;
   }
   std::vector<std::string> parts;
   if (crit) parts.push_back(fmt::format("{} critical", crit));
@@ -91,7 +91,7 @@ std::string render_findings(const std::vector<Finding>& findings, const ConsoleS
   int n = 0;
   for (const auto& f : findings) {
     ++n;
-    std::string sev = f.severity;
+    std::string sev(to_string(f.severity));
     std::transform(sev.begin(), sev.end(), sev.begin(), [](unsigned char c) { return std::toupper(c); });
     const std::string head = fmt::format("\n{:>3}. ", n);
     const std::string tag = fmt::format("{:<8}", sev);

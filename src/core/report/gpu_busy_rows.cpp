@@ -12,11 +12,11 @@
 
 namespace accel {
 
-std::vector<GpuBusyRow> gpu_busy_rows(const std::vector<Result>& results, const std::string& kind) {
+std::vector<GpuBusyRow> gpu_busy_rows(const std::vector<Result>& results, ResultKind kind) {
   std::vector<GpuBusyRow> rows;
   for (const auto& r : results) {
-    if (!r.gpu_busy || r.kind == "check") continue;
-    if (!kind.empty() && r.kind != kind) continue;
+    if (!r.gpu_busy || r.kind == ResultKind::check) continue;
+    if (kind != ResultKind::none && r.kind != kind) continue;
     const GpuBusy& b = *r.gpu_busy;
     GpuBusyRow row;
     row.key = r.key;
@@ -53,13 +53,12 @@ std::vector<GpuBusyRow> gpu_busy_rows(const std::vector<Result>& results, const 
   return rows;
 }
 
-std::string render_gpu_busy(const std::vector<Result>& results, const std::string& kind,
-                            const ConsoleStyle& style) {
+std::string render_gpu_busy(const std::vector<Result>& results, ResultKind kind, const ConsoleStyle& style) {
   const auto rows = gpu_busy_rows(results, kind);
   if (rows.empty()) return "";
   const std::string title = "GPU busy while measuring (sampled by accel-doctor, whole item):";
   const auto heading = [&](const std::string& t) { return style.color ? "\x1b[1m" + t + "\x1b[0m" : t; };
-  if (kind == "bench") {
+  if (kind == ResultKind::bench) {
     // Dozens of rows, many not meant to fill the GPU (copies, launch latency): one line.
     std::vector<double> medians;
     std::string why;

@@ -25,14 +25,13 @@ struct GpuBusyRow {
   bool low = false;             ///< median under the gpu_busy.low rule's threshold with enough samples
 };
 
-/// Rows of the results with a gpu_busy, in report order; `kind` ("bench",
-/// "llm", "train") selects one kind, "" every kind but "check".
-std::vector<GpuBusyRow> gpu_busy_rows(const std::vector<Result>& results, const std::string& kind = "");
+/// Rows of the results with a gpu_busy, in report order; `kind` (bench,
+/// llm, train) selects one kind, `none` every kind but check.
+std::vector<GpuBusyRow> gpu_busy_rows(const std::vector<Result>& results, ResultKind kind = ResultKind::none);
 
 /// The terminal block ("GPU busy while measuring (...):" and a line per
 /// row) for `kind`'s rows; "" when there are none.
-std::string render_gpu_busy(const std::vector<Result>& results, const std::string& kind,
-                            const ConsoleStyle& style);
+std::string render_gpu_busy(const std::vector<Result>& results, ResultKind kind, const ConsoleStyle& style);
 
 /// The HTML report's section (`<section id="gpu-busy">`: a table with a
 /// sparkline of the per-sample figures); "" when no result has a gpu_busy.

@@ -25,12 +25,13 @@ namespace accel::html_detail {
 std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string status_class(const Result& r) {
-  if (r.profile && r.profile->where == "cpu_fallback" && r.status == Status::ok) return "st-fallback";
+  if (r.profile && r.profile->where == Where::cpu_fallback && r.status == Status::ok) return "st-fallback";
   return "st-" + std::string(to_string(r.status));
 }
 
 std::string status_label(const Result& r) {
-  if (r.profile && r.profile->where == "cpu_fallback" && r.status == Status::ok) return "ok, CPU fallback";
+  if (r.profile && r.profile->where == Where::cpu_fallback && r.status == Status::ok)
+    return "ok, CPU fallback";
   return std::string(to_string(r.status));
 }
 
@@ -42,13 +43,23 @@ std::string timing_text(const std::optional<Timing>& t) {
 
 std::string where_text(const Result& r) {
   if (!r.profile) return "-";
-  const std::string& w = r.profile->where;
-  if (w == "device_kernels") return fmt::format("device kernels ({})", r.profile->kernel_count);
-  if (w == "cpu_fallback") return "CPU fallback";
-  if (w == "no_device_work") return "no device work";
-  if (w == "profiler_blind") return "profiler blind";
-  if (w == "backend_kernels") return "on the device (backend's account)";
-  return w;
+  switch (r.profile->where) {
+    case Where::device_kernels:
+      return fmt::format("device kernels ({})", r.profile->kernel_count);
+    case Where::cpu_fallback:
+      return "CPU fallback";
+    case Where::no_device_work:
+      return "no device work";
+    case Where::profiler_blind:
+      return "profiler blind";
+    case Where::backend_kernels:
+      return "on the device (backend's account)";
+    case Where::none:
+    case Where::host:
+    case Where::unavailable:
+      break;
+  }
+  return std::string(to_string(r.profile->where));
 }
 
 /// A reference as a link when it is a URL, else as text.
@@ -60,7 +71,7 @@ std::string reference_html(const std::string& ref) {
 }
 
 std::string problem_text(const Result& r) {
-  if (r.profile && r.profile->where == "cpu_fallback" && r.status == Status::ok) {
+  if (r.profile && r.profile->where == Where::cpu_fallback && r.status == Status::ok) {
     return "ran on the CPU: " + r.profile->detail;
   }
   if (r.error && !r.error->message.empty()) return r.error->message;
@@ -89,7 +100,7 @@ int severity_of(const Result& r) {
     default:
       break;
   }
-  if (r.profile && r.profile->where == "cpu_fallback") return 2;
+  if (r.profile && r.profile->where == Where::cpu_fallback) return 2;
   if (r.status == Status::unavailable) return 3;
   if (r.status == Status::skipped) return 4;
   return 5;
@@ -141,12 +152,12 @@ void verdict_and_findings(std::string& out, const Report& report) {
   const auto& findings = report.findings;
   std::string worst = "none";
   for (const auto& f : findings) {
-    if (f.severity == "critical") {
+    if (f.severity == Severity::critical) {
       worst = "critical";
       break;
     }
-    if (f.severity == "warning") worst = "warning";
-    if (f.severity == "info" && worst == "none") worst = "info";
+    if (f.severity == Severity::warning) worst = "warning";
+    if (f.severity == Severity::info && worst == "none") worst = "info";
   }
   bool failed = false;
   for (const auto& r : report.results) failed = failed || is_failure(r.status);
@@ -160,7 +171,7 @@ void verdict_and_findings(std::string& out, const Report& report) {
   } else {
     out += "<ol class=\"findings\">\n";
     for (const auto& f : findings) {
-      const std::string sev = f.severity.empty() ? "note" : f.severity;
+      const std::string sev = f.severity == Severity::none ? "note" : std::string(to_string(f.severity));
       out += "<li class=\"finding sev-" + esc(sev) +
              "\"><div class=\"finding-head\"><span class=\"badge sev-" + esc(sev) + "\">" + esc(sev) +
              "</span> <strong>" + esc(f.title) + "</strong>" +
@@ -275,9 +286,9 @@ std::string render_html(const Report& report, const HtmlOptions& options) {
   main += "<nav><a href=\"#verdict\">verdict</a><a href=\"#findings\">findings</a>";
   bool any_check = false, any_bench = false, any_llm = false;
   for (const auto& r : report.results) {
-    any_check = any_check || r.kind == "check";
-    any_bench = any_bench || r.kind == "bench";
-    any_llm = any_llm || r.kind == "llm";
+    any_check = any_check || r.kind == ResultKind::check;
+    any_bench = any_bench || r.kind == ResultKind::bench;
+    any_llm = any_llm || r.kind == ResultKind::llm;
   }
   if (any_check) main += "<a href=\"#checks\">operator checks</a>";
   main += "<a href=\"#roofline\">roofline</a><a href=\"#speedup\">speed-up</a>";

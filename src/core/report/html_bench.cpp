@@ -21,7 +21,7 @@ namespace accel::html_detail {
 void bench_section(std::string& out, Page& page, const Report& report) {
   std::vector<const Result*> bench;
   for (const auto& r : report.results) {
-    if (r.kind == "bench") bench.push_back(&r);
+    if (r.kind == ResultKind::bench) bench.push_back(&r);
   }
   if (bench.empty()) return;
   out += "<section id=\"bench\"><h2>Benchmarks against their ceilings</h2>\n";
@@ -137,7 +137,7 @@ void bench_section(std::string& out, Page& page, const Report& report) {
 void llm_section(std::string& out, Page& page, const Report& report) {
   std::vector<const Result*> llm;
   for (const auto& r : report.results) {
-    if (r.kind == "llm") llm.push_back(&r);
+    if (r.kind == ResultKind::llm) llm.push_back(&r);
   }
   if (llm.empty()) return;
   out += "<section id=\"llm\"><h2>LLM prefill and decode</h2>\n";
@@ -285,16 +285,17 @@ void llm_section(std::string& out, Page& page, const Report& report) {
 /// Results of kinds without a section of their own ("train", and any kind a
 /// newer engine adds): a table with their metrics, so nothing is left out.
 void other_results_section(std::string& out, const Report& report) {
-  std::vector<std::string> kinds;
+  std::vector<ResultKind> kinds;
   for (const auto& r : report.results) {
-    if (r.kind == "check" || r.kind == "bench" || r.kind == "llm") continue;
+    if (r.kind == ResultKind::check || r.kind == ResultKind::bench || r.kind == ResultKind::llm) continue;
     if (std::find(kinds.begin(), kinds.end(), r.kind) == kinds.end()) kinds.push_back(r.kind);
   }
   for (const auto& kind : kinds) {
-    const std::string title = kind == "train" ? "Training"
-                              : kind.empty()  ? "Other results"
-                                              : "Results: " + kind;
-    out += "<section id=\"kind-" + esc(kind) + "\"><h2>" + esc(title) + "</h2>\n";
+    const std::string name(to_string(kind));
+    const std::string title = kind == ResultKind::train  ? "Training"
+                              : kind == ResultKind::none ? "Other results"
+                                                         : "Results: " + name;
+    out += "<section id=\"kind-" + esc(name) + "\"><h2>" + esc(title) + "</h2>\n";
     out +=
         "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>key</th><th>status</th><th>median "
         "±IQR</th>"

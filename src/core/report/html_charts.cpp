@@ -234,7 +234,7 @@ void speedup_section(std::string& out, Page& page, const Report& report) {
   for (const auto& r : report.results) {
     if (!r.speedup || !(*r.speedup > 0) || !std::isfinite(*r.speedup)) continue;
     with.push_back(&r);
-    rows.push_back({{"group", r.kind + " " + r.category},
+    rows.push_back({{"group", std::string(to_string(r.kind)) + " " + r.category},
                     {"key", r.key},
                     {"speedup", *r.speedup},
                     {"status", status_label(r)},

@@ -48,7 +48,7 @@ void problem_list(std::string& out, const std::vector<const Result*>& rows) {
 void checks_section(std::string& out, const Report& report) {
   std::vector<const Result*> checks;
   for (const auto& r : report.results) {
-    if (r.kind == "check") checks.push_back(&r);
+    if (r.kind == ResultKind::check) checks.push_back(&r);
   }
   if (checks.empty()) return;
   std::vector<std::string> categories, dtypes;
@@ -93,7 +93,7 @@ void checks_section(std::string& out, const Report& report) {
       std::vector<const Result*> problems;
       std::string title = fmt::format("{} {}: {} check{}", cat, d, in.size(), in.size() == 1 ? "" : "s");
       for (const Result* r : in) {
-        ok += r->status == Status::ok && !(r->profile && r->profile->where == "cpu_fallback");
+        ok += r->status == Status::ok && !(r->profile && r->profile->where == Where::cpu_fallback);
         if (severity_of(*r) < worst) {
           worst = severity_of(*r);
           worst_r = r;

@@ -125,7 +125,7 @@ std::string cpu_line(const HostInfo& h) {
 }
 
 std::string problem_text(const Result& r) {
-  if (r.profile && r.profile->where == "cpu_fallback" && r.status == Status::ok) {
+  if (r.profile && r.profile->where == Where::cpu_fallback && r.status == Status::ok) {
     return "ran on the CPU: " + r.profile->detail;
   }
   if (r.error && !r.error->message.empty()) return r.error->message;
@@ -178,7 +178,9 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
   out += fmt::format("### Findings ({})\n\n", findings.size());
   if (findings.empty()) out += "No findings.\n";
   for (const auto& f : findings) {
-    out += fmt::format("- **{}** {}\n", f.severity.empty() ? "note" : f.severity, inline_text(f.title));
+    out += fmt::format("- **{}** {}\n",
+                       f.severity == Severity::none ? std::string_view("note") : to_string(f.severity),
+                       inline_text(f.title));
     if (!f.evidence.empty()) out += "  - Evidence: " + inline_text(f.evidence) + "\n";
     if (!f.why.empty()) out += "  - Why it matters: " + inline_text(f.why) + "\n";
     if (!f.fix.empty()) out += "  - Fix: " + inline_text(f.fix) + "\n";

@@ -131,12 +131,12 @@ std::string render_topology(const Environment& env, const ConsoleStyle& style) {
 const Result* slowest_link(const std::vector<Result>& results) {
   double largest = 0;
   for (const auto& r : results) {
-    if (r.kind == "multi" && r.category == "link" && r.status == Status::ok)
+    if (r.kind == ResultKind::multi && r.category == "link" && r.status == Status::ok)
       largest = std::max(largest, metric_value(r, "size_bytes"));
   }
   const Result* slowest = nullptr;
   for (const auto& r : results) {
-    if (r.kind != "multi" || r.category != "link" || r.status != Status::ok) continue;
+    if (r.kind != ResultKind::multi || r.category != "link" || r.status != Status::ok) continue;
     if (metric_value(r, "size_bytes") != largest) continue;
     if (!slowest || metric_value(r, "busbw_gbps") < metric_value(*slowest, "busbw_gbps")) slowest = &r;
   }
@@ -146,7 +146,7 @@ const Result* slowest_link(const std::vector<Result>& results) {
 std::string render_multi_tables(const std::vector<Result>& results, const ConsoleStyle& style) {
   std::vector<const Result*> peer, group, ranks, coll, links;
   for (const auto& r : results) {
-    if (r.kind != "multi") continue;
+    if (r.kind != ResultKind::multi) continue;
     if (r.category == "peer") peer.push_back(&r);
     if (r.category == "group") group.push_back(&r);
     if (r.category == "rank") ranks.push_back(&r);

@@ -53,48 +53,6 @@ Platform detect_platform(const Environment& env) {
 
 // ---------------------------------------------------------------- keys
 
-namespace {
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto pos = s.find(sep, start);
-    out.emplace_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
-}  // namespace
-
-std::optional<BenchKey> parse_bench_key(std::string_view key) {
-  const auto parts = split(key, '/');
-  if (parts.size() < 6 || parts[0] != "bench") return std::nullopt;
-  return BenchKey{parts[1], parts[2], parts[3], parts[4], parts[5]};
-}
-
-std::optional<LlmKey> parse_llm_key(std::string_view key) {
-  const auto parts = split(key, '/');
-  if (parts.size() < 5 || parts[0] != "llm") return std::nullopt;
-  LlmKey k;
-  k.device_type = parts[1];
-  k.preset = parts[2];
-  k.dtype = parts[3];
-  if (parts[4] == "correctness") {
-    k.test = "correctness";
-    return k;
-  }
-  if (parts.size() < 6 || parts[4].size() < 2 || parts[4][0] != 'b') return std::nullopt;
-  try {
-    k.batch = std::stoi(parts[4].substr(1));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  k.test = parts[5];
-  k.graph = parts.size() > 6 && parts[6] == "graph";
-  return k;
-}
-
 // ---------------------------------------------------------------- Ctx
 
 Ctx::Ctx(const Report& r, const DiagnoseOptions& o)
@@ -129,7 +87,7 @@ const EnvVar* Ctx::env_var(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<const Result*> Ctx::of_kind(std::string_view kind) const {
+std::vector<const Result*> Ctx::of_kind(ResultKind kind) const {
   std::vector<const Result*> out;
   for (const auto& r : report.results) {
     if (r.kind == kind) out.push_back(&r);
@@ -162,11 +120,11 @@ std::vector<const GpuHardware*> Ctx::gpus_of_vendor(std::string_view vendor) con
 
 // ---------------------------------------------------------------- findings
 
-Finding make_finding(std::string id, std::string severity, double impact, std::string title,
+Finding make_finding(std::string id, Severity severity, double impact, std::string title,
                      std::string evidence, std::string why, std::string fix, std::string reference) {
   Finding f;
   f.id = std::move(id);
-  f.severity = std::move(severity);
+  f.severity = severity;
   f.impact = impact;
   f.title = std::move(title);
   f.evidence = std::move(evidence);

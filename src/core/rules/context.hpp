@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result_keys.hpp"
 #include "core/rules/rules.hpp"
 #include "core/strings.hpp"
 
@@ -23,20 +24,8 @@ struct Platform {
   std::string backend;       ///< "cuda", "rocm", "mps", "directml", "xpu", "cpu"
 };
 
-/// `bench/<device type>/<group>/<name>/<dtype>/<shape>` split into parts.
-struct BenchKey {
-  std::string device_type, group, name, dtype, shape;
-};
-std::optional<BenchKey> parse_bench_key(std::string_view key);
-
-/// `llm/<device type>/<preset>/<dtype>/b<batch>/<test>[/graph]`.
-struct LlmKey {
-  std::string device_type, preset, dtype;
-  int batch = 0;
-  std::string test;  ///< "pp128", "tg32@d128", "correctness"
-  bool graph = false;
-};
-std::optional<LlmKey> parse_llm_key(std::string_view key);
+using accel::BenchKey;  // core/result_keys.hpp
+using accel::LlmKey;
 
 class Ctx {
  public:
@@ -55,8 +44,8 @@ class Ctx {
   bool target_is_cpu() const { return target.empty() || target == "cpu"; }
   /// A GPU-related environment variable of the run, nullptr when it was not set.
   const EnvVar* env_var(std::string_view name) const;
-  /// Results of a kind ("check", "bench", "llm", "train"), in report order.
-  std::vector<const Result*> of_kind(std::string_view kind) const;
+  /// Results of a kind, in report order.
+  std::vector<const Result*> of_kind(ResultKind kind) const;
   /// A result by key, nullptr when absent.
   const Result* find(std::string_view key) const;
   /// The report's display name of a device: "cuda:0 (NVIDIA H200)".
@@ -67,7 +56,7 @@ class Ctx {
 
 // ---------------------------------------------------------------- findings
 
-Finding make_finding(std::string id, std::string severity, double impact, std::string title,
+Finding make_finding(std::string id, Severity severity, double impact, std::string title,
                      std::string evidence, std::string why, std::string fix, std::string reference);
 
 // ---------------------------------------------------------------- formatting

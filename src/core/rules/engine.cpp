@@ -32,7 +32,7 @@ RuleData RuleData::parse(const std::string& text, const std::string& origin) {
         SlowEnvVar s;
         s.name = e.at("name").get<std::string>();
         s.match = e.at("match").get<std::string>();
-        s.severity = e.value("severity", "warning");
+        const std::string severity = e.value("severity", "warning");
         s.why = e.at("why").get<std::string>();
         s.fix = e.value("fix", "");
         RE2 re(s.match, RE2::Quiet);
@@ -40,10 +40,11 @@ RuleData RuleData::parse(const std::string& text, const std::string& origin) {
           throw RuleDataError(fmt::format("{}: slow_env_vars[{}] ({}): invalid RE2 pattern '{}': {}", origin,
                                           i, s.name, s.match, re.error()));
         }
-        if (rules::severity_rank_valid(s.severity) == false) {
+        if (rules::severity_rank_valid(severity) == false) {
           throw RuleDataError(fmt::format(
               "{}: slow_env_vars[{}] ({}): severity must be critical, warning or info", origin, i, s.name));
         }
+        s.severity = *severity_from_string(severity);
         d.slow_env_vars.push_back(std::move(s));
         ++i;
       }
@@ -96,15 +97,25 @@ RuleData RuleData::load(const std::string& kb_dir) {
 
 // ---------------------------------------------------------------- ranking
 
-int severity_rank(std::string_view severity) {
-  if (severity == "critical") return 0;
-  if (severity == "warning") return 1;
-  if (severity == "info") return 2;
+int severity_rank(Severity severity) {
+  switch (severity) {
+    case Severity::critical:
+      return 0;
+    case Severity::warning:
+      return 1;
+    case Severity::info:
+      return 2;
+    case Severity::none:
+      break;
+  }
   return 3;
 }
 
 namespace rules {
-bool severity_rank_valid(std::string_view severity) { return severity_rank(severity) < 3; }
+bool severity_rank_valid(std::string_view severity) {
+  const auto s = severity_from_string(severity);
+  return s && severity_rank(*s) < 3;
+}
 
 std::vector<RuleEntry> all_rules() {
   std::vector<RuleEntry> all = setup_rules();
@@ -193,14 +204,15 @@ std::string lower_first(std::string s) {
 std::string checks_phrase(const Ctx& c) {
   int total = 0, ok = 0, on_device = 0, profiled = 0;
   for (const auto& r : c.report.results) {
-    if (r.kind != "check" || r.device != c.target) continue;
+    if (r.kind != ResultKind::check || r.device != c.target) continue;
     ++total;
     ok += r.status == Status::ok;
-    if (r.profile && (r.profile->where == "device_kernels" || r.profile->where == "no_device_work" ||
-                      r.profile->where == "backend_kernels" || r.profile->where == "cpu_fallback")) {
+    if (r.profile &&
+        (r.profile->where == Where::device_kernels || r.profile->where == Where::no_device_work ||
+         r.profile->where == Where::backend_kernels || r.profile->where == Where::cpu_fallback)) {
       ++profiled;
       // Views and metadata ops do no device work, and need none.
-      on_device += r.profile->where != "cpu_fallback" && r.status == Status::ok;
+      on_device += r.profile->where != Where::cpu_fallback && r.status == Status::ok;
     }
   }
   if (total == 0) return "";
@@ -216,8 +228,8 @@ std::string gemm_phrase(const Ctx& c) {
   double best_tflops = 0;
   bool best_quiet = false;
   for (const auto& r : c.report.results) {
-    if (r.kind != "bench" || r.status != Status::ok || r.device != c.target) continue;
-    const auto k = rules::parse_bench_key(r.key);
+    if (r.kind != ResultKind::bench || r.status != Status::ok || r.device != c.target) continue;
+    const auto k = BenchKey::parse(r.key);
     if (!k || k->group != "gemm" || k->dtype == "int8") continue;
     const auto it = r.metrics.find("tflops");
     if (it == r.metrics.end() || !(it->second > 0)) continue;
@@ -241,7 +253,7 @@ std::string gemm_phrase(const Ctx& c) {
 std::string decode_phrase(const Ctx& c) {
   double best = 0;
   for (const auto& r : c.report.results) {
-    if (r.kind != "llm" || r.status != Status::ok || r.device != c.target) continue;
+    if (r.kind != ResultKind::llm || r.status != Status::ok || r.device != c.target) continue;
     const auto it = r.metrics.find("decode_roofline_pct");
     if (it != r.metrics.end() && it->second <= 105 && it->second > best) best = it->second;
   }
@@ -321,7 +333,7 @@ std::string multi_verdict_line(const Report& report, const std::vector<Finding>&
     return it == r.metrics.end() ? 0.0 : it->second;
   };
   for (const auto& r : report.results) {
-    if (r.kind != "multi") continue;
+    if (r.kind != ResultKind::multi) continue;
     if (r.category == "group") group = &r;
     if (r.category == "collective" && r.name == "all_reduce" && r.status == Status::ok &&
         (!all_reduce || metric(r, "size_bytes") > metric(*all_reduce, "size_bytes"))) {
@@ -331,7 +343,7 @@ std::string multi_verdict_line(const Report& report, const std::vector<Finding>&
       largest_link = std::max(largest_link, metric(r, "size_bytes"));
   }
   for (const auto& r : report.results) {
-    if (r.kind != "multi" || r.category != "link" || r.status != Status::ok ||
+    if (r.kind != ResultKind::multi || r.category != "link" || r.status != Status::ok ||
         metric(r, "size_bytes") != largest_link)
       continue;
     if (!slowest || metric(r, "busbw_gbps") < metric(*slowest, "busbw_gbps")) slowest = &r;

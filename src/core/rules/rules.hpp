@@ -29,7 +29,7 @@ struct RuleDataError : std::runtime_error {
 struct SlowEnvVar {
   std::string name;
   std::string match;  ///< RE2 pattern the value must match in full to count
-  std::string severity = "warning";
+  Severity severity = Severity::warning;
   std::string why;
   std::string fix;  ///< extra advice beyond "unset it"
 };
@@ -72,8 +72,8 @@ struct DiagnoseOptions {
 
 /// Severity names, most severe first.
 inline constexpr const char* kSeverities[] = {"critical", "warning", "info"};
-/// 0 for critical, 1 warning, 2 info, 3 anything else.
-int severity_rank(std::string_view severity);
+/// 0 for critical, 1 warning, 2 info, 3 none.
+int severity_rank(Severity severity);
 
 /// Every rule over `report`, findings ranked by impact (highest first; ties:
 /// the more severe first, then the id). Never throws on odd evidence: a rule

@@ -24,9 +24,9 @@ namespace {
 constexpr const char* kRefProfiler = "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html";
 
 bool judged(const Result& r) {
-  if (r.kind != "llm" && r.kind != "train") return false;
+  if (r.kind != ResultKind::llm && r.kind != ResultKind::train) return false;
   if (r.status != Status::ok || !r.gpu_busy || r.device.empty() || r.device == "cpu") return false;
-  if (r.kind == "llm" && r.name == "correctness") return false;
+  if (r.kind == ResultKind::llm && r.name == "correctness") return false;
   if (r.evidence.contains("curve") || r.metrics.count("item_cost_us")) return false;
   // A row whose profiler measured the device's busy time over the timed steps
   // (device_idle_fraction: llm decode on CUDA/ROCm) has the exact figure, and
@@ -56,7 +56,7 @@ void rule_gpu_busy_low(const Ctx& c, std::vector<Finding>& out) {
   if (low.empty()) return;
   const bool most = 2 * low.size() >= static_cast<std::size_t>(sampled);
   out.push_back(make_finding(
-      "gpu_busy.low", most ? "warning" : "info", most ? 50 : 20,
+      "gpu_busy.low", most ? Severity::warning : Severity::info, most ? 50 : 20,
       fmt::format(
           "The GPU was busy under {:.0f}% of the time in {} of {} device workloads (lowest median {:.0f}%)",
           kGpuBusyLowPercent, low.size(), sampled, lowest),

@@ -50,7 +50,7 @@ double metric(const Result& r, const char* name) {
 
 std::vector<const Result*> multi_rows(const Ctx& c, const char* category) {
   std::vector<const Result*> out;
-  for (const auto* r : c.of_kind("multi")) {
+  for (const auto* r : c.of_kind(ResultKind::multi)) {
     if (r->category == category) out.push_back(r);
   }
   return out;
@@ -109,10 +109,10 @@ void rule_nccl_settings(const Ctx& c, std::vector<Finding>& out) {
   for (const auto& s : kSettings) {
     const std::string v = env_value(c, s.name);
     if (v.empty() || v == "0") continue;
-    const bool relevant = several_gpus(c) || !c.of_kind("multi").empty();
+    const bool relevant = several_gpus(c) || !c.of_kind(ResultKind::multi).empty();
     if (!relevant) continue;
     out.push_back(make_finding(
-        std::string("multi.nccl_setting"), "warning", s.impact,
+        std::string("multi.nccl_setting"), Severity::warning, s.impact,
         fmt::format("{}={} turns off NCCL's {}", s.name, v, s.what),
         fmt::format("{}={} is set for this run", s.name, v), s.effect,
         fmt::format(
@@ -163,7 +163,7 @@ void rule_p2p_blocked(const Ctx& c, std::vector<Finding>& out) {
   }
   if (evidence.empty()) return;
   const bool hung = std::any_of(c.report.results.begin(), c.report.results.end(), [](const Result& r) {
-    return r.kind == "multi" && (r.status == Status::hung || r.status == Status::crashed);
+    return r.kind == ResultKind::multi && (r.status == Status::hung || r.status == Status::crashed);
   });
   std::string fix;
   if (acs || iommu) {
@@ -186,7 +186,7 @@ void rule_p2p_blocked(const Ctx& c, std::vector<Finding>& out) {
         "allows.";
   }
   out.push_back(make_finding(
-      "multi.p2p_blocked", hung ? "critical" : "warning", hung ? 85 : 55,
+      "multi.p2p_blocked", hung ? Severity::critical : Severity::warning, hung ? 85 : 55,
       acs || iommu ? "GPU peer-to-peer is redirected by the IOMMU / PCIe ACS: NCCL may hang or run slowly"
                    : "GPU peer-to-peer is not available between some GPUs",
       list_some(evidence, 6),
@@ -203,14 +203,15 @@ void rule_shm_small(const Ctx& c, std::vector<Finding>& out) {
   const auto& t = c.env.topology;
   if (!t || !t->shm_bytes) return;
   const bool local_ranks = std::any_of(c.report.results.begin(), c.report.results.end(), [](const Result& r) {
-    return r.kind == "multi" && r.category == "group" && r.evidence.value("backend", std::string()) == "nccl";
+    return r.kind == ResultKind::multi && r.category == "group" &&
+           r.evidence.value("backend", std::string()) == "nccl";
   });
   if (!several_gpus(c) && !local_ranks) return;
   const bool container = t->container && *t->container;
   const double min = container ? kShmMinBytesContainer : kShmMinBytesHost;
   if (static_cast<double>(*t->shm_bytes) >= min) return;
   out.push_back(make_finding(
-      "multi.shm_small", "warning", 50,
+      "multi.shm_small", Severity::warning, 50,
       fmt::format("/dev/shm is {} MiB{}: too small for NCCL between GPUs of this machine",
                   *t->shm_bytes >> 20, container ? " in this container" : ""),
       fmt::format("/dev/shm: {} MiB ({}){}", *t->shm_bytes >> 20, t->shm_source,
@@ -249,7 +250,7 @@ void rule_socket_fallback(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!same_host.empty()) {
     out.push_back(make_finding(
-        "multi.socket_fallback", "warning", 60,
+        "multi.socket_fallback", Severity::warning, 60,
         "NCCL sends data between GPUs of the same machine over TCP sockets", list_some(same_host, 4),
         "Inside one machine NCCL should use NVLink/PCIe peer transfers (P2P) or shared memory (SHM); over "
         "sockets it runs at a few GB/s through the kernel's network stack.",
@@ -262,8 +263,8 @@ void rule_socket_fallback(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!cross_host.empty()) {
     out.push_back(make_finding(
-        "multi.socket_network", "info", 20, "Traffic between machines goes over NCCL's TCP socket transport",
-        list_some(cross_host, 4),
+        "multi.socket_network", Severity::info, 20,
+        "Traffic between machines goes over NCCL's TCP socket transport", list_some(cross_host, 4),
         "Without an RDMA network (InfiniBand, RoCE, EFA through its plugin) NCCL uses TCP sockets between "
         "nodes: "
         "fine for 10-25 GbE, far from what RDMA fabrics carry.",
@@ -295,7 +296,7 @@ void rule_narrow_link(const Ctx& c, std::vector<Finding>& out) {
   }
   if (evidence.empty()) return;
   out.push_back(make_finding(
-      "multi.narrow_link", "warning", 45, "A GPU sits on a narrower PCIe link than its peers",
+      "multi.narrow_link", Severity::warning, 45, "A GPU sits on a narrower PCIe link than its peers",
       list_some(evidence, 4),
       "Its host<->device and peer copies get a fraction of the bandwidth of the other GPUs, and every "
       "collective "
@@ -329,7 +330,7 @@ void rule_slow_link(const Ctx& c, std::vector<Finding>& out) {
   const double slow = metric(**slowest, "busbw_gbps");
   if (slow >= kSlowLinkRatio * median) return;
   out.push_back(make_finding(
-      "multi.slow_link", "warning", 50, "One link between ranks is much slower than the others",
+      "multi.slow_link", Severity::warning, 50, "One link between ranks is much slower than the others",
       fmt::format("{} moves {} where the links' median is {} ({})", (*slowest)->shape, rate(slow, "GB/s"),
                   rate(median, "GB/s"),
                   (*slowest)->evidence.value("transport", std::string("transport unknown"))),
@@ -359,7 +360,7 @@ void rule_version_mismatch(const Ctx& c, std::vector<Finding>& out) {
   };
   if (nccl.size() > 1) {
     out.push_back(make_finding(
-        "multi.nccl_version_mismatch", "critical", 80, "The ranks run different NCCL/RCCL versions",
+        "multi.nccl_version_mismatch", Severity::critical, 80, "The ranks run different NCCL/RCCL versions",
         describe(nccl),
         "NCCL's ranks must agree on the protocol: mismatched versions fail at init ('Mismatched NCCL version "
         "detected') or hang in the first collective.",
@@ -369,7 +370,7 @@ void rule_version_mismatch(const Ctx& c, std::vector<Finding>& out) {
         kRefTroubleshooting));
   }
   if (torch.size() > 1) {
-    out.push_back(make_finding("multi.torch_version_mismatch", "warning", 40,
+    out.push_back(make_finding("multi.torch_version_mismatch", Severity::warning, 40,
                                "The ranks run different torch versions", describe(torch),
                                "torch.distributed's wire format and defaults (process group options, store "
                                "protocol) can differ between "
@@ -380,7 +381,7 @@ void rule_version_mismatch(const Ctx& c, std::vector<Finding>& out) {
 }
 
 void rule_group_failed(const Ctx& c, std::vector<Finding>& out) {
-  for (const auto* r : c.of_kind("multi")) {
+  for (const auto* r : c.of_kind(ResultKind::multi)) {
     if (!(r->category == "group" || r->category == "collective" || r->category == "link")) continue;
     if (!is_failure(r->status)) continue;
     const std::string cause = r->error && !r->error->cause.empty() ? r->error->cause : "";
@@ -389,7 +390,7 @@ void rule_group_failed(const Ctx& c, std::vector<Finding>& out) {
                                 : "Run with NCCL_DEBUG=INFO and read the first WARN line of each rank "
                                   "(`accel-doctor explain` recognises NCCL's messages).";
     out.push_back(
-        make_finding("multi.group_failed", r->category == "group" ? "critical" : "warning",
+        make_finding("multi.group_failed", r->category == "group" ? Severity::critical : Severity::warning,
                      r->category == "group" ? 90 : 60,
                      fmt::format("{} failed: {}", r->category == "group" ? "The process group" : r->name,
                                  to_string(r->status)),
@@ -419,7 +420,8 @@ void rule_low_busbw(const Ctx& c, std::vector<Finding>& out) {
   const double busbw = metric(*best, "busbw_gbps");
   if (busbw >= kLowBusbwRatio * bound) return;
   out.push_back(make_finding(
-      "multi.low_busbw", "warning", 55, "NCCL's all-reduce runs far below what the GPU links can carry",
+      "multi.low_busbw", Severity::warning, 55,
+      "NCCL's all-reduce runs far below what the GPU links can carry",
       fmt::format("{}: busbw {} against a link bound of {} (the slowest GPU pair of the topology)", best->key,
                   rate(busbw, "GB/s"), rate(bound, "GB/s")),
       "busbw is what the slowest link carried (nccl-tests' definition); under a quarter of the bound, NCCL "
@@ -441,8 +443,8 @@ void rule_peer_copy_slow(const Ctx& c, std::vector<Finding>& out) {
   }
   if (evidence.empty()) return;
   out.push_back(make_finding(
-      "multi.peer_copy_slow", "warning", 45, "Peer copies between GPUs run under half of their link's bound",
-      list_some(evidence, 4),
+      "multi.peer_copy_slow", Severity::warning, 45,
+      "Peer copies between GPUs run under half of their link's bound", list_some(evidence, 4),
       "With peer access the copy engines move data over NVLink or PCIe directly; at under half the bound the "
       "traffic detours (ACS, IOMMU, a link trained down) or another process loads the link.",
       "Check the pair's PCIe links under load (nvidia-smi -q -d PCI, lspci -vv 'LnkSta') and the ACS/IOMMU "

@@ -73,7 +73,7 @@ void rule_ort_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
   double cost = 0, total = 0;
   std::string provider;
   for (const Result* r : ort_rows(c)) {
-    if (!r->profile || r->profile->where != "cpu_fallback") continue;
+    if (!r->profile || r->profile->where != Where::cpu_fallback) continue;
     const json& pl = r->evidence.contains("placement") ? r->evidence["placement"] : json::object();
     cpu_nodes += pl.value("cpu_nodes", 0);
     memcpy_nodes += pl.value("memcpy_nodes", 0);
@@ -98,7 +98,7 @@ void rule_ort_cpu_fallback(const Ctx& c, std::vector<Finding>& out) {
   evidence += ": " + list_some(keys, 5);
   const bool dml = provider == "DmlExecutionProvider";
   out.push_back(make_finding(
-      "ort_cpu_fallback", "warning", 55 + std::min<double>(15, keys.size() * 2),
+      "ort_cpu_fallback", Severity::warning, 55 + std::min<double>(15, keys.size() * 2),
       fmt::format("{} ONNX Runtime {} fall{} back to the CPU on {}", keys.size(),
                   keys.size() == 1 ? "check" : "checks", keys.size() == 1 ? "s" : "", provider),
       evidence,
@@ -133,10 +133,10 @@ OffProvider off_provider_rows(const Ctx& c) {
     if (r->dtype == "fp32") fp32[without_dtype(r->key, "fp32")] = r;
   }
   auto on_device = [](const Result* r) {
-    return r->status == Status::ok && r->profile && r->profile->where == "device_kernels";
+    return r->status == Status::ok && r->profile && r->profile->where == Where::device_kernels;
   };
   auto not_on_device = [](const Result* r) {
-    return r->status == Status::unavailable || (r->profile && r->profile->where == "cpu_fallback");
+    return r->status == Status::unavailable || (r->profile && r->profile->where == Where::cpu_fallback);
   };
   OffProvider o;
   auto& dtype_keys = o.dtype_keys;
@@ -167,7 +167,7 @@ void rule_ort_dtype_unsupported(const Ctx& c, std::vector<Finding>& out) {
   const auto& provider = o.provider;
   if (!dtype_keys.empty()) {
     out.push_back(make_finding(
-        "ort_dtype_unsupported", "warning", 45,
+        "ort_dtype_unsupported", Severity::warning, 45,
         fmt::format("{} has no fp16 kernel for {} op{} that it runs in fp32", provider, dtype_keys.size(),
                     dtype_keys.size() == 1 ? "" : "s"),
         "fp16 rows on the CPU or unavailable, their fp32 rows on the provider: " + list_some(dtype_keys, 6),
@@ -186,7 +186,7 @@ void rule_ort_opset_unsupported(const Ctx& c, std::vector<Finding>& out) {
   const auto& provider = o.provider;
   if (!opset_keys.empty()) {
     out.push_back(make_finding(
-        "ort_opset_unsupported", "warning", 40,
+        "ort_opset_unsupported", Severity::warning, 40,
         fmt::format("{} does not run {} op{} at their newer opset", provider, opset_keys.size(),
                     opset_keys.size() == 1 ? "" : "s"),
         "on the CPU or unavailable while opset-17 rows ran on the provider: " + list_some(opset_keys, 6),
@@ -208,7 +208,7 @@ void rule_ort_igpu_measured(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!discrete) return;
   out.push_back(make_finding(
-      "ort_igpu_measured", "warning", 70,
+      "ort_igpu_measured", Severity::warning, 70,
       fmt::format("ONNX Runtime ran on the integrated GPU {} ({}); the discrete {} is DXGI adapter {}",
                   d->name, i->device, discrete->name, discrete->dxgi_adapter_number.value_or(-1)),
       fmt::format("measured on {} (LUID {}, Discrete=0); {} has LUID {}, Discrete=1", i->device, d->luid,
@@ -245,7 +245,7 @@ void rule_ort_two_packages(const Ctx& c, std::vector<Finding>& out) {
   const bool from_python = starts_with(i->found_by, "Python package");
   const bool hidden = dml_wanted && dml_missing && from_python;
   out.push_back(make_finding(
-      "ort_two_packages", hidden ? "critical" : "warning", hidden ? 85 : 60,
+      "ort_two_packages", hidden ? Severity::critical : Severity::warning, hidden ? 85 : 60,
       hidden
           ? fmt::format("The DirectML provider is missing: both {} and {} are installed", plain, gpu.front())
           : fmt::format("{} is installed next to {}: they share one `onnxruntime` module", plain,
@@ -283,7 +283,7 @@ void rule_ort_directml_dll_old(const Ctx& c, std::vector<Finding>& out) {
   const auto v = version_number(system->version);
   if (!v || *v >= kDirectMlOldestUsable) return;
   out.push_back(make_finding(
-      "ort_directml_dll_old", "critical", 80,
+      "ort_directml_dll_old", Severity::critical, 80,
       fmt::format("ONNX Runtime's DirectML provider would load the in-box DirectML.dll {} (System32)",
                   system->version),
       fmt::format("no DirectML.dll beside {}; {} is version {}", i->library, system->path, system->version),
@@ -329,7 +329,7 @@ void rule_ort_no_gpu_provider(const Ctx& c, std::vector<Finding>& out) {
     return list_some(names, 3);
   }();
   out.push_back(make_finding(
-      "ort_no_gpu_provider", refused.empty() ? "info" : "warning", refused.empty() ? 25 : 50,
+      "ort_no_gpu_provider", refused.empty() ? Severity::info : Severity::warning, refused.empty() ? 25 : 50,
       refused.empty()
           ? fmt::format("ONNX Runtime {} has no GPU provider: models run on the CPU", i->version)
           : fmt::format("ONNX Runtime {}'s GPU provider cannot be used: models run on the CPU", i->version),
@@ -358,9 +358,10 @@ void rule_ort_fp16_faster(const Ctx& c, std::vector<Finding>& out) {
   double best = 0;
   for (const Result* r : ort_rows(c)) {
     if (r->dtype != "fp16" || r->status != Status::ok || !r->timing || r->timing->median_us <= 0) continue;
-    if (r->device == "cpu" || (r->profile && r->profile->where == "cpu_fallback")) continue;
+    if (r->device == "cpu" || (r->profile && r->profile->where == Where::cpu_fallback)) continue;
     const auto it = fp32.find(without_dtype(r->key, "fp16"));
-    if (it == fp32.end() || (it->second->profile && it->second->profile->where == "cpu_fallback")) continue;
+    if (it == fp32.end() || (it->second->profile && it->second->profile->where == Where::cpu_fallback))
+      continue;
     const double ratio = it->second->timing->median_us / r->timing->median_us;
     if (ratio < 1.8) continue;
     faster.push_back(fmt::format("{} {}", without_dtype(r->key, "fp16"), times(ratio)));
@@ -368,7 +369,7 @@ void rule_ort_fp16_faster(const Ctx& c, std::vector<Finding>& out) {
   }
   if (faster.empty()) return;
   out.push_back(make_finding(
-      "ort_fp16_faster", "info", 20,
+      "ort_fp16_faster", Severity::info, 20,
       fmt::format("fp16 is up to {} faster than fp32 on this device ({} rows)", times(best), faster.size()),
       list_some(faster, 6),
       "The GPU has fast half-precision math (and half the bytes to move); a model kept in fp32 leaves that "

@@ -95,7 +95,7 @@ void rule_framework_under_ceiling(const Ctx& c, std::vector<Finding>& out) {
   // Join again from the report (a saved one may hold both sides unjoined).
   std::vector<Result> framework;
   for (const auto& r : c.report.results) {
-    if (!vulkan::is_vulkan_key(r.key) && r.kind == "bench") framework.push_back(r);
+    if (!vulkan::is_vulkan_key(r.key) && r.kind == ResultKind::bench) framework.push_back(r);
   }
   vulkan::attach_framework_ratios(rows, framework, c.env);
   std::map<std::string, std::vector<Low>> by_device;
@@ -184,7 +184,7 @@ void rule_framework_under_ceiling(const Ctx& c, std::vector<Finding>& out) {
       fix = "Update the framework build and its GPU runtime; compare another backend on the same card";
     }
     out.push_back(make_finding(
-        "framework_under_vulkan_ceiling", "warning", 45 + 40 * (kFrameworkLowRatio - worst),
+        "framework_under_vulkan_ceiling", Severity::warning, 45 + 40 * (kFrameworkLowRatio - worst),
         fmt::format("The framework reaches {} of what the card does through Vulkan on {}", pct(100 * worst),
                     refs[0].name),
         evidence_text,
@@ -216,12 +216,13 @@ void rule_fp16_unused(const Ctx& c, std::vector<Finding>& out) {
     for (const auto& r : c.report.results) {
       if (r.device != fd->id || vulkan::is_vulkan_key(r.key)) continue;
       if (r.status != Status::ok && r.status != Status::mismatch) continue;
-      if (r.kind == "bench" && r.key.find("/gemm/") != std::string::npos) {
+      if (r.kind == ResultKind::bench && r.key.find("/gemm/") != std::string::npos) {
         const double t = metric(r, "tflops");
         if (r.dtype == "fp32" && r.key.find("tf32") == std::string::npos) gemm32 = std::max(gemm32, t);
         if (r.dtype == "fp16") gemm16 = std::max(gemm16, t);
       }
-      if ((r.kind == "llm" || r.kind == "train" || r.kind == "bench") && !r.dtype.empty())
+      if ((r.kind == ResultKind::llm || r.kind == ResultKind::train || r.kind == ResultKind::bench) &&
+          !r.dtype.empty())
         dtypes.insert(r.dtype);
     }
     std::string evidence = fmt::format("Vulkan on {} ({}): fp16 FMA {} vs fp32 {} ({} fp32)", v.device,
@@ -257,8 +258,8 @@ void rule_fp16_unused(const Ctx& c, std::vector<Finding>& out) {
           "Run the model in fp16 (model.half()) or under torch.autocast(device_type='cuda', "
           "dtype=torch.float16); keep losses and reductions in fp32 (autocast does)";
     }
-    out.push_back(make_finding("fp16_unused_fast_fp16", "warning", 35 + 5 * std::min(4.0, vk_ratio), title,
-                               evidence, why, fix, kRefRdna2));
+    out.push_back(make_finding("fp16_unused_fast_fp16", Severity::warning, 35 + 5 * std::min(4.0, vk_ratio),
+                               title, evidence, why, fix, kRefRdna2));
   }
 }
 
@@ -309,7 +310,7 @@ void rule_vulkan_gpu_unseen(const Ctx& c, std::vector<Finding>& out) {
       fix = "Install a framework build for this GPU's vendor and check its *_VISIBLE_DEVICES variables";
     }
     out.push_back(make_finding(
-        "framework_misses_vulkan_gpu", integrated && framework_has_gpu ? "info" : "warning",
+        "framework_misses_vulkan_gpu", integrated && framework_has_gpu ? Severity::info : Severity::warning,
         integrated && framework_has_gpu ? 15 : 55,
         fmt::format("The framework does not see {}, which the Vulkan driver runs", v.name), evidence,
         "The graphics driver exposes this GPU to Vulkan compute, so the card and its kernel driver work; the "

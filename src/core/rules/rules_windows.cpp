@@ -129,7 +129,7 @@ void rule_adapter0_integrated(const Ctx& c, std::vector<Finding>& out) {
   const AdapterIndices none;
   const int n = p.discrete->dxgi_index;
   out.push_back(make_finding(
-      "windows.adapter0_integrated", "warning", 70,
+      "windows.adapter0_integrated", Severity::warning, 70,
       fmt::format("DXGI adapter 0 is the integrated {}; the discrete {} is adapter {}", p.first->name,
                   p.discrete->name, n),
       fmt::format(
@@ -165,7 +165,7 @@ void rule_power_saving(const Ctx& c, std::vector<Finding>& out) {
                                  w.battery_percent ? fmt::format(" ({}%)", *w.battery_percent) : ""));
   if (causes.empty()) return;
   out.push_back(make_finding(
-      "windows.power_saving", strong ? "warning" : "info", strong ? 55 : 20,
+      "windows.power_saving", strong ? Severity::warning : Severity::info, strong ? 55 : 20,
       "Windows is saving power while measuring: " + list_some(causes, 6),
       fmt::format("power scheme {} ({}), power mode {}, power source {}, battery saver {}, EcoQoS {}",
                   w.power_scheme.empty() ? "?" : w.power_scheme, w.power_scheme_guid,
@@ -187,7 +187,8 @@ void rule_remote_session(const Ctx& c, std::vector<Finding>& out) {
   bool hardware = false;
   for (const auto& a : w.adapters) hardware = hardware || !a.software;
   out.push_back(make_finding(
-      "windows.remote_session", hardware || w.adapters.empty() ? "info" : "warning", hardware ? 15 : 65,
+      "windows.remote_session", hardware || w.adapters.empty() ? Severity::info : Severity::warning,
+      hardware ? 15 : 65,
       hardware || w.adapters.empty() ? "The run was made in a remote desktop session"
                                      : "Remote desktop session: DXGI lists only software adapters",
       fmt::format("GetSystemMetrics(SM_REMOTESESSION) != 0; {} adapter(s), {}", w.adapters.size(),
@@ -206,7 +207,7 @@ void rule_smart_app_control(const Ctx& c, std::vector<Finding>& out) {
   if (w.smart_app_control != "on" && w.smart_app_control != "evaluation") return;
   const bool on = w.smart_app_control == "on";
   out.push_back(make_finding(
-      "windows.smart_app_control", on ? "warning" : "info", on ? 40 : 5,
+      "windows.smart_app_control", on ? Severity::warning : Severity::info, on ? 40 : 5,
       on ? "Smart App Control is on: unsigned programs and DLLs are blocked"
          : "Smart App Control is in evaluation mode",
       "HKLM\\SYSTEM\\CurrentControlSet\\Control\\CI\\Policy VerifiedAndReputablePolicyState = " +
@@ -244,7 +245,7 @@ void rule_hsa_override_windows(const Ctx& c, std::vector<Finding>& out) {
   if (w.hsa_override_gfx_version.empty()) return;
   if (c.platform.backend == "rocm" && c.env_var("HSA_OVERRIDE_GFX_VERSION")) return;
   out.push_back(make_finding(
-      "windows.hsa_override_set", "info", 10,
+      "windows.hsa_override_set", Severity::info, 10,
       fmt::format("HSA_OVERRIDE_GFX_VERSION={} has no effect on Windows", w.hsa_override_gfx_version),
       "HSA_OVERRIDE_GFX_VERSION is set in this Windows environment",
       "HIP on Windows does not go through the HSA runtime, so the variable is ignored; advice written for "
@@ -259,7 +260,7 @@ void rule_runtime_missing(const Ctx& c, std::vector<Finding>& out) {
   for (const auto& r : w.runtimes_missing) (starts_with_ci(r, "libomp") ? omp : vc).push_back(r);
   if (!vc.empty()) {
     out.push_back(make_finding(
-        "windows.vc_runtime_missing", "warning", 75,
+        "windows.vc_runtime_missing", Severity::warning, 75,
         "The Visual C++ runtime is not installed: " + list_some(vc) + " not found",
         "searched System32 and every PATH folder for " + list_some(vc),
         "torch, ONNX Runtime and most Python extension DLLs are built with MSVC and need its runtime; "
@@ -271,7 +272,7 @@ void rule_runtime_missing(const Ctx& c, std::vector<Finding>& out) {
   }
   if (!omp.empty()) {
     out.push_back(make_finding(
-        "windows.openmp_runtime_missing", "info", 12,
+        "windows.openmp_runtime_missing", Severity::info, 12,
         "The LLVM OpenMP runtime (" + list_some(omp) + ") is not on PATH or in System32",
         "searched System32 and every PATH folder for " + list_some(omp),
         "Some torch wheels' fbgemm.dll import libomp140.x86_64.dll, which the Visual C++ Redistributable "
@@ -306,7 +307,7 @@ void rule_tdr_delay(const Ctx& c, std::vector<Finding>& out) {
   if (!hit && !below_default) return;
   if (hit && *w.tdr_delay_s >= 10) return;  // a long delay already: the removal has another cause
   out.push_back(make_finding(
-      "windows.tdr_delay_short", "warning", hit ? 72 : 35,
+      "windows.tdr_delay_short", Severity::warning, hit ? 72 : 35,
       fmt::format("GPU timeout detection (TDR) fires after {} s{}", *w.tdr_delay_s,
                   hit ? fmt::format(" and {} ended with a device-removed error", hit->key) : ""),
       fmt::format("TdrDelay {} s ({}){}", *w.tdr_delay_s, w.tdr_delay_source,
@@ -327,7 +328,7 @@ void rule_build_too_old(const Ctx& c, std::vector<Finding>& out) {
   const auto& first = c.options.kb->directml_versions().inbox.front();
   if (!w.os_build || *w.os_build >= first.os_build || *w.os_build <= 0) return;
   out.push_back(make_finding(
-      "windows.build_too_old_for_directml", "warning", 45,
+      "windows.build_too_old_for_directml", Severity::warning, 45,
       fmt::format("Windows build {} has no in-box DirectML (it came with 10.0.{}, {})", *w.os_build,
                   first.os_build, first.os),
       fmt::format("RtlGetVersion build {}; DirectML.dll copies: {}", *w.os_build, w.directml.size()),
@@ -358,7 +359,8 @@ void rule_hip_sdk_vs_wheel(const Ctx& c, std::vector<Finding>& out) {
     const bool major_differs = wheel.substr(0, wheel.find('.')) != sdk.substr(0, sdk.find('.'));
     const bool serious = !own_runtime;
     out.push_back(make_finding(
-        "windows.hip_sdk_vs_wheel", serious ? "warning" : "info", serious ? (major_differs ? 75 : 45) : 10,
+        "windows.hip_sdk_vs_wheel", serious ? Severity::warning : Severity::info,
+        serious ? (major_differs ? 75 : 45) : 10,
         fmt::format("The HIP SDK is {} but torch {} ({}) was built with HIP {}", sdk, py.torch_version,
                     py.path, py.torch_hip_version),
         fmt::format("HIP_PATH {}; torch/version.py hip = {}; HIP runtime in the wheel: {}", w.hip_path,
@@ -409,7 +411,7 @@ void rule_directml_too_old(const Ctx& c, std::vector<Finding>& out) {
     const std::string have = inbox ? inbox->directml : "none";
     if (inbox && compare_dotted_versions(inbox->directml, need->directml) >= 0) continue;
     out.push_back(make_finding(
-        "windows.directml_too_old_for_onnxruntime", "warning", 60,
+        "windows.directml_too_old_for_onnxruntime", Severity::warning, 60,
         fmt::format(
             "ONNX Runtime {} ({}) would load Windows' in-box DirectML {}, older than the {} its DirectML "
             "provider needs",

@@ -204,7 +204,7 @@ void run_items(const EngineOptions& o, const Env& env, const Target& target, Eng
     if (o.interrupted && o.interrupted()) {
       Result r;
       r.key = check_key(*it.def, it.dtype);
-      r.kind = it.workload ? "bench" : "check";
+      r.kind = it.workload ? ResultKind::bench : ResultKind::check;
       r.name = it.def->name;
       r.category = "ort-" + it.def->category;
       r.dtype = std::string(to_string(it.dtype));
@@ -218,7 +218,7 @@ void run_items(const EngineOptions& o, const Env& env, const Target& target, Eng
     Result r = runner.run(*it.def, it.dtype);
     r.evidence["ort_version"] = run.info.version;
     if (it.workload) {
-      r.kind = "bench";
+      r.kind = ResultKind::bench;
       r.key = workload_key(*it.def, it.dtype, device_type, r.evidence.value("shape_tag", std::string()));
     }
     if (o.on_result) o.on_result(r);

@@ -43,14 +43,15 @@ std::vector<HostTensor> make_inputs(const Graph& g, const std::vector<std::vecto
 
 ProfileEvidence profile_evidence(const Placement& p) {
   ProfileEvidence e;
-  e.where = p.where == "no_nodes" ? "unavailable" : p.where;
+  // Placement's "no_nodes" (nothing to prove) is the report's "unavailable".
+  e.where = where_from_string(p.where).value_or(Where::unavailable);
   e.detail = p.detail;
   e.kernel_count = p.target_nodes;
   e.kernel_time_us = p.target_us;
   e.h2d_count = p.from_host;
   e.d2h_count = p.to_host;
   e.memcpy_time_us = p.memcpy_us;
-  if (p.where == "cpu_fallback") e.fallback_cost_us = p.fallback_cost_us();
+  if (e.where == Where::cpu_fallback) e.fallback_cost_us = p.fallback_cost_us();
   e.implementation["provider"] = p.target_ep;
   for (const auto& op : p.cpu_ops) e.ops.push_back(op + " (CPU)");
   return e;
@@ -93,7 +94,8 @@ std::vector<HostTensor> reference_outputs(const Env& env, const CheckDef& def, D
       method = fmt::format("cpu_provider_{}", to_string(ref));
       return s.outputs();
     } catch (const std::exception& e) {
-      why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", to_string(ref), short_message(e.what()));
+      why_not +=
+          fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", to_string(ref), short_message(e.what()));
     }
   }
   return {};
@@ -221,7 +223,7 @@ class CheckRun {
         host_target_(t_.candidate.ep == "CPUExecutionProvider"),
         b_(dtype, dtype, o_.quick, key_seed(check_key(def, dtype))) {
     r_.key = check_key(def, dtype);
-    r_.kind = "check";
+    r_.kind = ResultKind::check;
     r_.name = def.name;
     r_.category = "ort-" + def.category;
     r_.dtype = std::string(to_string(dtype));
@@ -248,7 +250,7 @@ class CheckRun {
           r_.reason = mismatch;
         } else {
           r_.status = Status::ok;
-          if (r_.profile && r_.profile->where == "cpu_fallback")
+          if (r_.profile && r_.profile->where == Where::cpu_fallback)
             r_.reason = "CPU fallback: " + r_.profile->detail;
         }
       }
@@ -360,8 +362,8 @@ class CheckRun {
       r_.evidence["disable_cpu_ep_fallback"] = "session refused: " + short_message(e.what());
       // The profile saw no CPU node, yet the runtime needs one: trust the
       // runtime (Shape/Size nodes it put on the CPU on purpose also make it refuse).
-      if (r_.profile->where == "device_kernels" && placement_.shape_nodes == 0) {
-        r_.profile->where = "cpu_fallback";
+      if (r_.profile->where == Where::device_kernels && placement_.shape_nodes == 0) {
+        r_.profile->where = Where::cpu_fallback;
         r_.profile->detail += "; with session.disable_cpu_ep_fallback=1 the session is refused";
       }
     }

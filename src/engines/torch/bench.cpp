@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/accumulation.hpp"
+#include "core/result_keys.hpp"
 #include "core/roofline.hpp"
 #include "engine_api/ops.hpp"
 #include "engines/torch/backend/backend.hpp"
@@ -279,8 +280,8 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
                  const std::string& dtype, const std::string& shape, const std::string& where,
                  std::function<void(Result&, const BenchCtx&)> fn) {
     BenchRow row;
-    row.info.key = bench_key(dev_type, group, name, dtype, shape);
-    row.info.kind = "bench";
+    row.info.key = BenchKey{dev_type, group, name, dtype, shape}.str();
+    row.info.kind = ResultKind::bench;
     row.info.name = name;
     row.info.category = group;
     row.info.dtype = dtype;
@@ -388,7 +389,7 @@ class BenchSuite final : public WorkerSuite {
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
     const auto it = rows_.find(key);
-    Result r = start_result(key, "bench", it == rows_.end() ? nullptr : &it->second.info,
+    Result r = start_result(key, ResultKind::bench, it == rows_.end() ? nullptr : &it->second.info,
                             "no such benchmark in this build");
     if (it == rows_.end()) return r;
     const BenchRow& row = it->second;

@@ -144,7 +144,7 @@ class OpsSuite final : public WorkerSuite {
     if (it == by_key_.end()) {
       Result r;
       r.key = key;
-      r.kind = "check";
+      r.kind = ResultKind::check;
       r.status = Status::skipped;
       r.reason = "no such check in this build";
       return r;
@@ -181,7 +181,7 @@ std::vector<CheckInfo> list_checks(const OpsOptions& options) {
 std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callbacks) {
   std::vector<ItemInfo> items;
   for (const auto& c : list_checks(options)) {
-    items.push_back({c.key, "check", c.name, c.category, c.dtype, c.shape});
+    items.push_back({c.key, ResultKind::check, c.name, c.category, c.dtype, c.shape});
   }
   if (items.empty()) return {};
   if (const std::string dir = trace_parts_dir(options.trace_path); !dir.empty()) {

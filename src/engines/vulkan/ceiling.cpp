@@ -11,6 +11,7 @@
 
 #include "core/peaks.hpp"
 #include "core/report/digest.hpp"
+#include "core/result_keys.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
 
@@ -57,7 +58,7 @@ std::string hex_bytes(const unsigned char* bytes, std::size_t n) {
 
 std::string key(const std::string& group, const std::string& name, const std::string& dtype,
                 const std::string& shape) {
-  return fmt::format("bench/vulkan/{}/{}/{}/{}", group, name, dtype, shape);
+  return BenchKey{"vulkan", group, name, dtype, shape}.str();
 }
 
 std::uint64_t memory_buffer_bytes(const DeviceInfo& d, bool quick, std::optional<std::uint64_t> llc_bytes) {
@@ -224,7 +225,7 @@ Result base_row(const DeviceInfo& d, const std::string& group, const std::string
                 const std::string& dtype, const std::string& shape) {
   Result r;
   r.key = key(group, name, dtype, shape);
-  r.kind = "bench";
+  r.kind = ResultKind::bench;
   r.name = name;
   r.category = "vulkan/" + group;
   r.dtype = dtype;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/result_keys.hpp"
+
 namespace accel::ort {
 
 namespace {
@@ -147,8 +149,9 @@ std::string check_key(const CheckDef& def, DType dtype) {
 
 std::string workload_key(const CheckDef& def, DType dtype, const std::string& device_type,
                          const std::string& tag) {
-  return fmt::format("bench/ort-{}/workload/{}/{}/{}", device_type, def.name, to_string(dtype),
-                     tag.empty() ? "-" : tag);
+  return BenchKey{"ort-" + device_type, "workload", def.name, std::string(to_string(dtype)),
+                  tag.empty() ? "-" : tag}
+      .str();
 }
 
 const std::vector<CheckDef>& catalog() {

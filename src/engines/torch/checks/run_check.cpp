@@ -12,6 +12,7 @@
 
 #include "core/accumulation.hpp"
 #include "core/fallback.hpp"
+#include "core/result_keys.hpp"
 #include "engines/torch/profiler.hpp"
 #include "engines/torch/timer.hpp"
 
@@ -192,7 +193,7 @@ Profiled profile_check(const CheckDef& def, const Tensors& dev_in, const OpEnv& 
   }
   Profiled out;
   if (!cap.unavailable.empty()) {
-    out.evidence.where = "unavailable";
+    out.evidence.where = Where::unavailable;
     out.evidence.detail = cap.unavailable;
     return out;
   }
@@ -230,7 +231,7 @@ void apply_fallback_evidence(Result& r, const RunContext& ctx, const Profiled* p
     return;
   }
   if (ctx.announces_cpu_fallback && r.status == Status::ok && r.profile &&
-      r.profile->where == "profiler_blind") {
+      r.profile->where == Where::profiler_blind) {
     mark_backend_kernels(*r.profile, device_string(ctx.device), ctx.plugin);
   }
 }
@@ -238,14 +239,14 @@ void apply_fallback_evidence(Result& r, const RunContext& ctx, const Profiled* p
 }  // namespace
 
 std::string check_key(const CheckDef& def, at::ScalarType dtype) {
-  return fmt::format("ops/{}/{}/{}", def.category, def.name, dtype_name(dtype));
+  return OpsKey{def.category, def.name, dtype_name(dtype)}.str();
 }
 
 Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ctx) {
   const auto wall0 = std::chrono::steady_clock::now();
   Result r;
   r.key = check_key(def, dtype);
-  r.kind = "check";
+  r.kind = ResultKind::check;
   r.name = def.name;
   r.category = def.category;
   r.dtype = dtype_name(dtype);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/profile.hpp"
+#include "core/result_keys.hpp"
 #include "core/stats.hpp"
 #include "engine_api/bench.hpp"
 #include "engine_api/bench_ceilings.hpp"
@@ -51,15 +52,22 @@ std::vector<Item> build_items(const LlmOptions& o) {
     it.batch = b;
     it.prompt = p;
     it.gen = g;
-    const std::string dev_type = on_cpu ? "cpu" : type;
     const std::string dtype = on_cpu ? "fp32" : o.dtype;
-    std::string tail;
-    if (what == "correctness") tail = "correctness";
-    if (what == "pp") tail = fmt::format("b{}/pp{}", b, p);
-    if (what == "tg") tail = fmt::format("b{}/tg{}@d{}", b, g, p);
-    if (what == "graph") tail = fmt::format("b{}/tg{}@d{}/graph", b, g, p);
-    it.info.key = fmt::format("llm/{}/{}/{}/{}", dev_type, preset, dtype, tail);
-    it.info.kind = "llm";
+    LlmKey key;
+    key.device_type = on_cpu ? "cpu" : type;
+    key.preset = preset;
+    key.dtype = dtype;
+    key.test = what == "pp"      ? LlmKey::Test::prefill
+               : what == "tg"    ? LlmKey::Test::decode
+               : what == "graph" ? LlmKey::Test::graph
+                                 : LlmKey::Test::correctness;
+    if (key.test != LlmKey::Test::correctness) {
+      key.batch = b;
+      key.prompt = p;
+      key.gen = key.test == LlmKey::Test::prefill ? 0 : g;
+    }
+    it.info.key = key.str();
+    it.info.kind = ResultKind::llm;
     it.info.name = what == "pp"            ? fmt::format("pp{}", p)
                    : what == "correctness" ? "correctness"
                                            : fmt::format("tg{}@d{}{}", g, p, what == "graph" ? " graph" : "");
@@ -140,7 +148,8 @@ class LlmSuite final : public WorkerSuite {
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
     const auto it = items_.find(key);
-    Result r = start_result(key, "llm", it == items_.end() ? nullptr : &it->second.info, "no such item");
+    Result r =
+        start_result(key, ResultKind::llm, it == items_.end() ? nullptr : &it->second.info, "no such item");
     if (it == items_.end()) return r;
     const Item& item = it->second;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
@@ -588,26 +597,23 @@ std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callb
   results.insert(results.begin(), measured.begin(), measured.end());
   // Device rows get their speed-up over the CPU twin (same preset and test).
   const std::string type = device_type_of(o.device);
-  std::map<std::string, double> cpu_rate;
+  // The CPU twin runs in fp32: match on preset and test (LlmKey::twin), not dtype.
+  std::map<std::string, double> cpu_rate;  // twin -> tokens/s
   for (const auto& r : results) {
-    if (r.device == "cpu" && r.status == Status::ok && r.metrics.count("tokens_per_s")) {
-      cpu_rate[r.key.substr(std::string("llm/cpu/").size())] = r.metrics.at("tokens_per_s");
+    const auto k = LlmKey::parse(r.key);
+    if (k && k->device_type == "cpu" && r.device == "cpu" && r.status == Status::ok &&
+        r.metrics.count("tokens_per_s")) {
+      cpu_rate[k->twin()] = r.metrics.at("tokens_per_s");
     }
   }
   if (type != "cpu") {
     for (auto& r : results) {
-      const std::string prefix = "llm/" + type + "/";
-      if (r.key.rfind(prefix, 0) != 0 || r.status != Status::ok || !r.metrics.count("tokens_per_s")) continue;
-      std::string rest = r.key.substr(prefix.size());
-      // The CPU twin runs in fp32: match on preset and test, not dtype.
-      for (const auto& [cpu_key, rate] : cpu_rate) {
-        const auto strip = [](const std::string& k) {
-          const auto a = k.find('/');
-          const auto b = k.find('/', a + 1);
-          return k.substr(0, a) + k.substr(b);
-        };
-        if (strip(cpu_key) == strip(rest) && rate > 0) r.speedup = r.metrics.at("tokens_per_s") / rate;
-      }
+      const auto k = LlmKey::parse(r.key);
+      if (!k || k->device_type != type || r.status != Status::ok || !r.metrics.count("tokens_per_s"))
+        continue;
+      const auto found = cpu_rate.find(k->twin());
+      if (found != cpu_rate.end() && found->second > 0)
+        r.speedup = r.metrics.at("tokens_per_s") / found->second;
     }
   }
   return results;

@@ -10,86 +10,13 @@
 
 namespace accel::engine::llm {
 
-double LlamaConfig::parameters() const {
-  const double attn = static_cast<double>(hidden) * heads * head_dim * 2 +    // wq, wo
-                      static_cast<double>(hidden) * kv_heads * head_dim * 2;  // wk, wv
-  const double mlp = 3.0 * static_cast<double>(hidden) * intermediate;
-  const double per_layer = attn + mlp + 2.0 * hidden;
-  const double embed = static_cast<double>(vocab) * hidden;
-  return per_layer * layers + embed * (tie_embeddings ? 1 : 2) + hidden;
-}
-
-double LlamaConfig::decode_weight_bytes(double elem_bytes) const {
-  const double attn = static_cast<double>(hidden) * heads * head_dim * 2 +
-                      static_cast<double>(hidden) * kv_heads * head_dim * 2;
-  const double mlp = 3.0 * static_cast<double>(hidden) * intermediate;
-  const double per_layer = attn + mlp + 2.0 * hidden;
-  const double lm_head = static_cast<double>(vocab) * hidden;
-  return (per_layer * layers + lm_head + hidden) * elem_bytes;
-}
-
-double LlamaConfig::forward_flops(int64_t tokens, int64_t context) const {
-  const double matrix = static_cast<double>(hidden) * heads * head_dim * 2 +
-                        static_cast<double>(hidden) * kv_heads * head_dim * 2 +
-                        3.0 * static_cast<double>(hidden) * intermediate;
-  const double per_token = 2.0 * (matrix * layers + static_cast<double>(vocab) * hidden);
-  // Causal attention: token i attends to context + i + 1 positions.
-  const double attended = static_cast<double>(tokens) * context + tokens * (tokens + 1) / 2.0;
-  const double attention = 4.0 * heads * head_dim * attended * layers;
-  return per_token * tokens + attention;
-}
-
-namespace {
-LlamaConfig make(const char* name, int64_t vocab, int64_t hidden, int64_t inter, int64_t layers,
-                 int64_t heads, int64_t kv, int64_t head_dim, double theta, double eps, bool tie, bool bias,
-                 int64_t max_pos) {
-  LlamaConfig c;
-  c.name = name;
-  c.vocab = vocab;
-  c.hidden = hidden;
-  c.intermediate = inter;
-  c.layers = layers;
-  c.heads = heads;
-  c.kv_heads = kv;
-  c.head_dim = head_dim;
-  c.rope_theta = theta;
-  c.rms_eps = eps;
-  c.tie_embeddings = tie;
-  c.qkv_bias = bias;
-  c.max_position = max_pos;
-  return c;
-}
-}  // namespace
-
-// Shapes from each model's config.json on the Hugging Face hub.
 LlamaConfig preset(const std::string& name) {
-  if (name == "tiny") return make("tiny", 512, 128, 352, 2, 4, 2, 32, 10000.0, 1e-5, true, false, 4096);
-  if (name == "qwen2.5-0.5b") {
-    return make("qwen2.5-0.5b", 151936, 896, 4864, 24, 14, 2, 64, 1000000.0, 1e-6, true, true, 32768);
-  }
-  LlamaConfig c;
-  if (name == "llama-3.2-1b") {
-    c = make("llama-3.2-1b", 128256, 2048, 8192, 16, 32, 8, 64, 500000.0, 1e-5, true, false, 131072);
-    c.rope_scaling = RopeScaling{32.0, 1.0, 4.0, 8192};
-    return c;
-  }
-  if (name == "llama-3.2-3b") {
-    c = make("llama-3.2-3b", 128256, 3072, 8192, 28, 24, 8, 128, 500000.0, 1e-5, true, false, 131072);
-    c.rope_scaling = RopeScaling{32.0, 1.0, 4.0, 8192};
-    return c;
-  }
-  if (name == "llama-3.1-8b") {
-    c = make("llama-3.1-8b", 128256, 4096, 14336, 32, 32, 8, 128, 500000.0, 1e-5, false, false, 131072);
-    c.rope_scaling = RopeScaling{8.0, 1.0, 4.0, 8192};
-    return c;
-  }
+  if (const LlamaConfig* p = find_llm_preset(name)) return *p;
   throw std::invalid_argument(
       fmt::format("unknown preset '{}': choose one of {}", name, fmt::join(preset_names(), ", ")));
 }
 
-std::vector<std::string> preset_names() {
-  return {"tiny", "qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b"};
-}
+std::vector<std::string> preset_names() { return llm_preset_names(); }
 
 LlamaConfig config_from_hf(const json& j, const std::string& name) {
   auto need = [&](const char* key) -> const json& {

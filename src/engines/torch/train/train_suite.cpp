@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/profile.hpp"
+#include "core/result_keys.hpp"
 #include "engine_api/ops.hpp"
 #include "engine_api/train.hpp"
 #include "engines/torch/backend/backend.hpp"
@@ -62,20 +63,28 @@ std::vector<Item> build_items(const TrainOptions& o) {
     it.model = model;
     it.precision = prec;
     it.batch = b;
-    const std::string base = fmt::format("train/{}/{}/{}", on_cpu ? "cpu" : type, model, prec);
-    it.info.kind = "train";
+    TrainKey key;
+    key.device_type = on_cpu ? "cpu" : type;
+    key.model = model;
+    key.precision = prec;
+    it.info.kind = ResultKind::train;
     it.info.category = model;
     it.info.dtype = prec;
     if (what == "step") {
-      it.info.key = fmt::format("{}/b{}", base, b);
+      key.item = TrainKey::Item::step;
+      key.batch = b;
+      it.info.key = key.str();
       it.info.name = fmt::format("step b{}", b);
       it.info.shape = fmt::format("batch {} x 1x28x28", b);
     } else if (what == "item_cost") {
-      it.info.key = fmt::format("{}/b{}/item_cost", base, b);
+      key.item = TrainKey::Item::item_cost;
+      key.batch = b;
+      it.info.key = key.str();
       it.info.name = fmt::format("item() b{}", b);
       it.info.shape = fmt::format("batch {} x 1x28x28", b);
     } else {
-      it.info.key = base + "/sweep";
+      key.item = TrainKey::Item::sweep;
+      it.info.key = key.str();
       it.info.name = fmt::format("sweep {}..{}", o.sweep_min, o.sweep_max);
       it.info.shape = fmt::format("batch {} to {}, doubling", o.sweep_min, o.sweep_max);
     }
@@ -137,7 +146,8 @@ class TrainSuite final : public WorkerSuite {
   Result run(const std::string& key) override {
     const auto wall0 = std::chrono::steady_clock::now();
     const auto it = items_.find(key);
-    Result r = start_result(key, "train", it == items_.end() ? nullptr : &it->second.info, "no such item");
+    Result r =
+        start_result(key, ResultKind::train, it == items_.end() ? nullptr : &it->second.info, "no such item");
     if (it == items_.end()) return r;
     const Item& item = it->second;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
@@ -599,25 +609,24 @@ std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& c
   const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
   iso.kb = kb ? &*kb : nullptr;
   auto results = run_torch_suite(list_train(o), iso, options.isolate, callbacks);
-  auto is_step = [](const Result& r) {
-    const auto slash = r.key.rfind('/');
-    return slash != std::string::npos && r.key.compare(slash + 1, 1, "b") == 0;
+  const auto step_key = [](const Result& r) -> std::optional<TrainKey> {
+    auto k = TrainKey::parse(r.key);
+    if (!k || k->item != TrainKey::Item::step) return std::nullopt;
+    return k;
   };
   // fp16/bf16 step rows: speed over the fp32 row of the same device, model and batch.
-  std::map<std::string, double> fp32_rate;  // key with "/fp32/" -> samples/s
+  std::map<std::string, double> fp32_rate;  // key of the fp32 row -> samples/s
   for (const auto& r : results) {
-    if (r.dtype == "fp32" && r.status == Status::ok && is_step(r) && r.metrics.count("samples_per_s")) {
+    if (r.dtype == "fp32" && r.status == Status::ok && step_key(r) && r.metrics.count("samples_per_s")) {
       fp32_rate[r.key] = r.metrics.at("samples_per_s");
     }
   }
   for (auto& r : results) {
-    if (r.dtype == "fp32" || r.status != Status::ok || !is_step(r) || !r.metrics.count("samples_per_s"))
-      continue;
-    std::string key = r.key;
-    const auto at = key.find("/" + r.dtype + "/");
-    if (at == std::string::npos) continue;
-    key.replace(at, r.dtype.size() + 2, "/fp32/");
-    const auto found = fp32_rate.find(key);
+    const auto k = step_key(r);
+    if (r.dtype == "fp32" || r.status != Status::ok || !k || !r.metrics.count("samples_per_s")) continue;
+    TrainKey fp32 = *k;
+    fp32.precision = "fp32";
+    const auto found = fp32_rate.find(fp32.str());
     if (found != fp32_rate.end() && found->second > 0) {
       r.metrics["speedup_vs_fp32"] = r.metrics.at("samples_per_s") / found->second;
     }
@@ -626,16 +635,17 @@ std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& c
   // batch; the twin runs fp32).
   const std::string type = device_type_of(o.device);
   if (type == "cpu") return results;
-  std::map<std::string, double> cpu_rate;  // "<model>/b<B>" -> samples/s
+  std::map<std::pair<std::string, int>, double> cpu_rate;  // (model, batch) -> samples/s
   for (const auto& r : results) {
-    if (r.device == "cpu" && r.status == Status::ok && is_step(r) && r.metrics.count("samples_per_s")) {
-      cpu_rate[r.category + r.key.substr(r.key.rfind('/'))] = r.metrics.at("samples_per_s");
+    const auto k = step_key(r);
+    if (r.device == "cpu" && r.status == Status::ok && k && r.metrics.count("samples_per_s")) {
+      cpu_rate[{k->model, k->batch}] = r.metrics.at("samples_per_s");
     }
   }
   for (auto& r : results) {
-    if (r.device == "cpu" || r.status != Status::ok || !is_step(r) || !r.metrics.count("samples_per_s"))
-      continue;
-    const auto found = cpu_rate.find(r.category + r.key.substr(r.key.rfind('/')));
+    const auto k = step_key(r);
+    if (r.device == "cpu" || r.status != Status::ok || !k || !r.metrics.count("samples_per_s")) continue;
+    const auto found = cpu_rate.find({k->model, k->batch});
     if (found != cpu_rate.end() && found->second > 0)
       r.speedup = r.metrics.at("samples_per_s") / found->second;
   }
