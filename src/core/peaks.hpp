@@ -192,6 +192,14 @@ Peak compute_peak(const CpuProperties& cpu, std::string_view dtype);
 /// floating-point add, multiply, multiply-add). nullopt for one not listed.
 std::optional<int> nvidia_fp32_lanes_per_sm(std::string_view arch);
 
+/// Whether a GPU arch has TF32 matrix math, which `bench`'s tf32 GEMM rows
+/// need: NVIDIA compute capability 8.0 (Ampere) and newer, in any spelling
+/// the compute-capability parser reads ("sm_80", "sm_90a", "sm_100", "sm_120",
+/// "8.6"); AMD gfx942 (MI300, CDNA3: XF32) and gfx950 (MI350). Sources: the
+/// NVIDIA A100 Tensor Core GPU Architecture whitepaper (TF32 introduced with
+/// Ampere), AMD's CDNA3 ISA reference (XF32 MFMA). False for anything else.
+bool arch_has_tf32(std::string_view arch);
+
 /// Row lookup, then the datasheet figure; when the table has no row or the
 /// row has no figure for the dtype, the estimate.
 Peak device_compute_peak(const GpuPeakTable& table, const GpuProperties& gpu, std::string_view dtype);

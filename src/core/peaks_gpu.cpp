@@ -213,6 +213,13 @@ std::string infer_vendor(const GpuProperties& g) {
 
 // ---------------------------------------------------------------- GPU estimates
 
+bool arch_has_tf32(std::string_view arch) {
+  const std::string a = lower(arch);
+  if (a == "gfx942" || a == "gfx950") return true;
+  if (a.rfind("gfx", 0) == 0) return false;
+  return parse_compute_capability(a) >= 80;
+}
+
 std::optional<int> nvidia_fp32_lanes_per_sm(std::string_view arch) {
   switch (parse_compute_capability(arch)) {
     case 50:

@@ -73,7 +73,8 @@ TEST(PeakTable, LastLevelCacheHasItsOwnSource) {
     EXPECT_LE(r.llc->bytes, 256ull << 20);  // MI300X's Infinity Cache is the largest
     EXPECT_TRUE(r.llc->level == "L2" || r.llc->level == "Infinity Cache");
     // A vendor document, or the record of a measurement on that card.
-    EXPECT_TRUE(r.llc->source_url.rfind("https://", 0) == 0 || r.llc->source_url.rfind("docs/validation/", 0) == 0)
+    EXPECT_TRUE(r.llc->source_url.rfind("https://", 0) == 0 ||
+                r.llc->source_url.rfind("docs/validation/", 0) == 0)
         << r.llc->source_url;
     EXPECT_FALSE(r.llc->source_title.empty());
   }
@@ -336,6 +337,17 @@ TEST(PeakEstimate, UnknownNvidiaGpuGetsALabelledFormula) {
   EXPECT_EQ(device_compute_peak(table(), g, "fp32").basis, "estimated");
   g.name = "NVIDIA H200";
   EXPECT_EQ(device_compute_peak(table(), g, "bf16").basis, "datasheet");
+}
+
+// bench's tf32 rows ask this. Blackwell (sm_100, sm_120) was read as major 1
+// by the sscanf("sm_%1d") it replaced, and its tf32 rows said "unavailable".
+TEST(PeakEstimate, Tf32IsAmpereAndNewerAndCdna3) {
+  for (const char* yes :
+       {"sm_80", "sm_86", "8.9", "sm_90a", "sm_100", "sm_103", "sm_120", "compute_121", "gfx942", "GFX950"})
+    EXPECT_TRUE(arch_has_tf32(yes)) << yes;
+  for (const char* no :
+       {"sm_61", "sm_70", "sm_75", "7.5", "gfx90a", "gfx1032", "gfx1100", "", "cpu", "Xe-HPG"})
+    EXPECT_FALSE(arch_has_tf32(no)) << no;
 }
 
 TEST(PeakEstimate, Fp32LanesPerSmFollowTheProgrammingGuide) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/accumulation.hpp"
+#include "core/peaks.hpp"
 #include "core/result_keys.hpp"
 #include "core/roofline.hpp"
 #include "engine_api/ops.hpp"
@@ -85,10 +86,9 @@ void run_gemm(Result& r, const BenchCtx& ctx, const std::string& dtype, bool tf3
   if (tf32) {
     bool ampere_or_newer = false;
     if (const auto* b = accelerator_backend(ctx.device); b && ctx.device.is_cuda()) {
-      const auto info = b->describe(ctx.device.index());
-      int major = 0;
-      if (std::sscanf(info.arch.c_str(), "sm_%1d", &major) == 1) ampere_or_newer = major >= 8;
-      if (info.arch == "gfx942" || info.arch == "gfx950") ampere_or_newer = true;  // MI300/MI350 have TF32
+      // Read "sm_%1d" before 2026-12-02: sm_100 and sm_120 (Blackwell) read as
+      // major 1 and their tf32 rows said "unavailable".
+      ampere_or_newer = arch_has_tf32(b->describe(ctx.device.index()).arch);
     }
     if (!ampere_or_newer) {
       r.status = Status::unavailable;
