@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,9 +13,17 @@
 
 namespace accel::testing {
 
-/// The repository's kb, loaded once (ACCEL_KB_DIR).
+/// The kb directory the tests read: $ACCEL_TEST_KB_DIR when set (to test
+/// another checkout's kb/, a git worktree's, with this build), else this
+/// source tree's kb/ (ACCEL_KB_DIR).
+inline std::string repo_kb_dir() {
+  const char* env = std::getenv("ACCEL_TEST_KB_DIR");
+  return env && *env ? std::string(env) : std::string(ACCEL_KB_DIR);
+}
+
+/// The repository's kb, loaded once (repo_kb_dir()).
 inline const KnowledgeBase& repo_kb() {
-  static const KnowledgeBase kb = KnowledgeBase::load(ACCEL_KB_DIR);
+  static const KnowledgeBase kb = KnowledgeBase::load(repo_kb_dir());
   return kb;
 }
 
