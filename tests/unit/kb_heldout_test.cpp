@@ -29,9 +29,9 @@ TEST(KbHeldOut, Set3) {
   // blind ones scored once after the changes and left as they were.
   // llamacpp-17542's recorded expectation disagrees with CUDA's meaning of
   // error 803 (explain's reading); boltz-250 (blind) is the Lightning message
-  // without its exception name; pytorch-139425's fix (blind) does not say that
-  // torch >= 2.5 needs macOS 13 for MPS.
-  score_set("set3", {"llamacpp-17542", "boltz-250"}, {"pytorch-139425", "boltz-250"}, 76);
+  // without its exception name. (pytorch-139425's fix, blind, now says that
+  // torch >= 2.5 needs macOS 13 for MPS: mps_unavailable's fixes, kb-mpsxpu.)
+  score_set("set3", {"llamacpp-17542", "boltz-250"}, {"boltz-250"}, 76);
 }
 
 TEST(KbHeldOut, Set4) {

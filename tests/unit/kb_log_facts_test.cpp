@@ -1,0 +1,62 @@
+// Facts a log carries whatever its message (issue 15, evidence extraction):
+// the torch build written in prose, GPU marketing names mapped through
+// kb/gpus.json, the OS from paths and words, the compute capability in
+// parentheses. Each fact changes the reading or the fix.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "kb_test_util.hpp"
+
+namespace accel {
+namespace {
+
+using testing::contains_ci;
+using testing::has_id;
+using testing::repo_kb;
+
+MachineFacts facts_of(const std::string& log) {
+  std::istringstream in(log);
+  return repo_kb().explain_stream(in, MachineContext{}).facts;
+}
+
+TEST(KbLogFacts, ACpuTorchNamedInProseIsReadWithoutAnError) {
+  const auto ds =
+      repo_kb().explain("I have torch 2.4.0+cpu installed and training is slow\n", MachineContext{});
+  ASSERT_TRUE(has_id(ds, "torch_build_evidence"));
+  EXPECT_TRUE(contains_ci(ds.front().cause, "CPU-only"));
+  EXPECT_EQ(facts_of("pytorch version 2.5.1+cu121 on my box\n").torch_version, "2.5.1+cu121");
+  // A version without a wheel tag says nothing about the build.
+  EXPECT_TRUE(repo_kb().explain("I use torch 2.4 and it is slow\n", MachineContext{}).empty());
+}
+
+TEST(KbLogFacts, AGpuNameInProseGivesItsArchitecture) {
+  EXPECT_EQ(facts_of("I am using an RTX 3060 with torch 2.8.0+cu128\n").sm, "sm_86");
+  EXPECT_EQ(facts_of("GPU 0: NVIDIA GeForce GTX 1080 (sm_61)\n").sm, "sm_61");
+  const auto amd = facts_of("my AMD Radeon RX 6650 XT is not used\n");
+  EXPECT_EQ(amd.gfx, "gfx1032");
+  EXPECT_EQ(amd.vendor, "amd");
+}
+
+TEST(KbLogFacts, TheOsComesFromPathsAndWords) {
+  EXPECT_EQ(facts_of("File \"C:\\Users\\me\\venv\\lib\\site-packages\\torch\\__init__.py\", line 1\n").os,
+            "windows");
+  EXPECT_EQ(facts_of("running on Windows 11 with an RX 6600\n").os, "windows");
+  EXPECT_EQ(facts_of("File \"/Users/me/miniforge3/lib/python3.11/site-packages/torch/nn.py\"\n").os, "macos");
+  EXPECT_EQ(facts_of("/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n").os, "wsl");
+  EXPECT_EQ(facts_of("File \"/home/me/venv/lib/python3.11/site-packages/torch/nn.py\"\n").os, "");
+}
+
+TEST(KbLogFacts, TheOsChangesTheFix) {
+  // The same HIP error: an override on Linux, no override on Windows.
+  const std::string err = "RuntimeError: HIP error: invalid device function\n";
+  const auto win = repo_kb().explain("my RX 6650 XT on Windows\n" + err, MachineContext{});
+  ASSERT_FALSE(win.empty());
+  EXPECT_FALSE(contains_ci(win.front().fix, "export HSA_OVERRIDE_GFX_VERSION"));
+  const auto lin = repo_kb().explain("my RX 6650 XT on Ubuntu 22.04\n" + err, MachineContext{});
+  ASSERT_FALSE(lin.empty());
+  EXPECT_TRUE(contains_ci(lin.front().fix, "HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+}
+
+}  // namespace
+}  // namespace accel
