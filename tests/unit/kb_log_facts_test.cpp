@@ -44,6 +44,11 @@ TEST(KbLogFacts, TheOsComesFromPathsAndWords) {
   EXPECT_EQ(facts_of("running on Windows 11 with an RX 6600\n").os, "windows");
   EXPECT_EQ(facts_of("File \"/Users/me/miniforge3/lib/python3.11/site-packages/torch/nn.py\"\n").os, "macos");
   EXPECT_EQ(facts_of("/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n").os, "wsl");
+  // Ollama prints the WSL library path in its search globs on every Linux host.
+  EXPECT_EQ(
+      facts_of("msg=\"gpu library search\" globs=\"[/usr/lib/wsl/lib/libcuda.so* /usr/local/cuda*/lib]\"\n")
+          .os,
+      "");
   EXPECT_EQ(facts_of("File \"/home/me/venv/lib/python3.11/site-packages/torch/nn.py\"\n").os, "");
 }
 
