@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/evidence_views.hpp"
 #include "core/report/console.hpp"
 #include "core/report/digest.hpp"
 #include "core/report/gpu_busy_rows.hpp"
@@ -289,8 +290,8 @@ void llm_table(std::string& out, const std::vector<const Result*>& llm) {
     }
     if (r->status != Status::ok) {
       note = r->reason;
-    } else if (r->evidence.contains("bottleneck") && r->evidence["bottleneck"].is_string()) {
-      note = r->evidence["bottleneck"].get<std::string>();
+    } else if (const auto bottleneck = llm_evidence(*r).bottleneck) {
+      note = *bottleneck;
     } else if (r->accuracy) {
       note = r->accuracy->detail;
     }
