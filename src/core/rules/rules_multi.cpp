@@ -43,11 +43,6 @@ constexpr const char* kRefAcs =
 constexpr const char* kRefEnv = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html";
 constexpr const char* kRefNcclTests = "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md";
 
-double metric(const Result& r, const char* name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
-}
-
 std::vector<const Result*> multi_rows(const Ctx& c, const char* category) {
   std::vector<const Result*> out;
   for (const auto* r : c.of_kind(ResultKind::multi)) {

@@ -38,11 +38,6 @@ constexpr const char* kRefRdna2 =
     "https://www.amd.com/content/dam/amd/en/documents/radeon-tech-docs/instruction-set-architectures/"
     "rdna2-shader-instruction-set-architecture.pdf (V_PK_FMA_F16)";
 
-double metric(const Result& r, const char* name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
-}
-
 std::vector<Result> vulkan_rows(const Ctx& c) {
   std::vector<Result> out;
   for (const auto& r : c.report.results) {
