@@ -107,4 +107,24 @@ LlmEvidence llm_evidence(const Result& r) {
   return e;
 }
 
+RankIdentity rank_identity(const json& id) {
+  RankIdentity r;
+  r.rank = integer(id, "rank");
+  r.host = string(id, "host");
+  r.local_rank = integer(id, "local_rank").value_or(0);
+  r.device = string(id, "device").value_or("");
+  r.device_name = string(id, "device_name").value_or("");
+  r.torch = string(id, "torch").value_or("");
+  r.backend = string(id, "backend").value_or("");
+  r.backend_version = string(id, "backend_version").value_or("");
+  if (const json& nccl = member(id, "nccl"); nccl.is_object()) {
+    try {
+      r.nccl = nccl.get<multi::NcclLogSummary>();
+    } catch (const std::exception&) {
+      r.nccl.reset();
+    }
+  }
+  return r;
+}
+
 }  // namespace accel

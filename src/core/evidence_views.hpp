@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/evidence.hpp"
+#include "core/multi/nccl_log.hpp"
 
 namespace accel {
 
@@ -70,5 +71,23 @@ struct LlmEvidence {
 };
 
 LlmEvidence llm_evidence(const Result& r);
+
+// ---------------------------------------------------------------- multi rows
+
+/// One rank of a multi run: evidence.identity of a rank row, or an entry of
+/// a group row's evidence.identities (engines/torch/multi/steps.cpp).
+struct RankIdentity {
+  std::optional<int> rank;  ///< absent: not an identity
+  std::optional<std::string> host;
+  int local_rank = 0;
+  std::string device;  ///< "cuda:0", "cpu"
+  std::string device_name;
+  std::string torch;                          ///< torch's version
+  std::string backend;                        ///< "nccl", "gloo"
+  std::string backend_version;                ///< the backend library's version
+  std::optional<multi::NcclLogSummary> nccl;  ///< what NCCL/RCCL said it chose (its debug output)
+};
+
+RankIdentity rank_identity(const json& id);
 
 }  // namespace accel

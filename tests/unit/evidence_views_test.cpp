@@ -134,5 +134,56 @@ TEST(EvidenceViews, LlmEvidenceMissingOrMistyped) {
   EXPECT_FALSE(llm_evidence(r).bottleneck);
 }
 
+TEST(EvidenceViews, RankIdentityAsTheMultiSuiteWritesIt) {
+  const RankIdentity id = rank_identity(
+      {{"rank", 1},
+       {"local_rank", 1},
+       {"host", "nodeB"},
+       {"device", "cuda:1"},
+       {"device_name", "NVIDIA H100"},
+       {"torch", "2.6.0"},
+       {"backend", "nccl"},
+       {"backend_version", "2.21.5"},
+       {"nccl",
+        {{"version", "2.21.5+cuda12.4"},
+         {"network", "Socket"},
+         {"env_settings", {{"NCCL_P2P_DISABLE", "1"}}},
+         {"p2p_failures", json::array({"Could not enable P2P between dev 0 and dev 1"})},
+         {"transports", json::array({{{"from_rank", 1}, {"to_rank", 0}, {"detail", "NET/Socket/0"}}})}}}});
+  EXPECT_EQ(id.rank, 1);
+  EXPECT_EQ(id.local_rank, 1);
+  EXPECT_EQ(id.host, "nodeB");
+  EXPECT_EQ(id.device, "cuda:1");
+  EXPECT_EQ(id.device_name, "NVIDIA H100");
+  EXPECT_EQ(id.torch, "2.6.0");
+  EXPECT_EQ(id.backend, "nccl");
+  EXPECT_EQ(id.backend_version, "2.21.5");
+  ASSERT_TRUE(id.nccl);
+  EXPECT_EQ(id.nccl->version, "2.21.5+cuda12.4");
+  EXPECT_EQ(id.nccl->network, "Socket");
+  EXPECT_EQ(id.nccl->env_settings.at("NCCL_P2P_DISABLE"), "1");
+  ASSERT_EQ(id.nccl->p2p_failures.size(), 1u);
+  ASSERT_EQ(id.nccl->transports.size(), 1u);
+  EXPECT_EQ(id.nccl->transports[0].from_rank, 1);
+  EXPECT_EQ(id.nccl->transports[0].to_rank, 0);
+  EXPECT_EQ(id.nccl->transports[0].detail, "NET/Socket/0");
+}
+
+TEST(EvidenceViews, RankIdentityMissingOrMistyped) {
+  RankIdentity id = rank_identity(json::object());
+  EXPECT_FALSE(id.rank);  // not an identity: the rules skip it
+  EXPECT_FALSE(id.host);
+  EXPECT_EQ(id.local_rank, 0);
+  EXPECT_FALSE(id.nccl);
+  id = rank_identity({{"rank", 0}});  // a rank whose identity could not be gathered
+  EXPECT_EQ(id.rank, 0);
+  EXPECT_FALSE(id.nccl);
+  id = rank_identity({{"rank", "zero"}, {"host", 7}, {"nccl", {{"transports", "P2P"}}}});
+  EXPECT_FALSE(id.rank);
+  EXPECT_FALSE(id.host);
+  EXPECT_FALSE(id.nccl);
+  EXPECT_FALSE(rank_identity(json::array()).rank);
+}
+
 }  // namespace
 }  // namespace accel
