@@ -97,6 +97,8 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
     }
   }
   static const char* kDtypes[] = {"fp32", "tf32", "fp16", "bf16", "int8", "fp64"};
+  static const PeakRates kNoRates;  // without the kb's tables, estimates say why they are unknown
+  const PeakRates& rates = table ? table->rates() : kNoRates;
   std::vector<DeviceCeilings> out;
   for (const auto& dev : devices) {
     DeviceCeilings c;
@@ -108,7 +110,7 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
       cpu.physical_cores = env.host.physical_cores ? env.host.physical_cores : env.host.logical_cores;
       cpu.max_clock_mhz = env.host.cpu_max_mhz;
       cpu.simd = env.host.simd;
-      for (const char* dt : kDtypes) c.compute[dt] = compute_peak(cpu, dt);
+      for (const char* dt : kDtypes) c.compute[dt] = compute_peak(rates, cpu, dt);
       c.datasheet_bandwidth.basis = "unknown";
       c.datasheet_bandwidth.unit = "GB/s";
       c.datasheet_bandwidth.source = "no datasheet figure for CPU memory bandwidth; see the measured copy";
@@ -132,7 +134,7 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
         }
       }
       for (const char* dt : kDtypes) {
-        Peak p = table ? device_compute_peak(*table, gpu, dt) : compute_peak(gpu, dt);
+        Peak p = table ? device_compute_peak(*table, gpu, dt) : compute_peak(rates, gpu, dt);
         // Boosting cards run above the clock the datasheet assumes: scale.
         if (p.known() && p.basis == "datasheet" && p.clock_mhz > 0 && gpu.max_clock_mhz &&
             *gpu.max_clock_mhz > p.clock_mhz * 1.02) {

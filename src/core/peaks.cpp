@@ -71,10 +71,10 @@ std::string peak_unit(std::string_view dtype) {
 
 Peak device_compute_peak(const GpuPeakTable& table, const GpuProperties& gpu, std::string_view dtype) {
   const auto row = table.lookup(gpu.name, gpu.arch, DeviceHints{gpu.multiprocessors, gpu.memory_bytes});
-  if (!row) return compute_peak(gpu, dtype);
+  if (!row) return compute_peak(table.rates(), gpu, dtype);
   Peak p = compute_peak(*row, dtype);
   if (p.known()) return p;
-  Peak e = compute_peak(gpu, dtype);
+  Peak e = compute_peak(table.rates(), gpu, dtype);
   if (e.known()) {
     e.source = fmt::format("{} (no datasheet figure: {})", e.source, p.source);
     return e;

@@ -2,12 +2,14 @@
 // helpers their parts share. The parts:
 //   peaks.cpp        dtypes, these helpers, the convenience functions
 //   peaks_table.cpp  kb/gpus.json rows (GpuPeakTable) and their datasheet peaks
-//   peaks_gpu.cpp    GPU estimates from device properties (NVIDIA, AMD, Intel)
+//   peaks_rates.cpp  kb/arch.json `peak_rates` (PeakRates): the per-architecture rates
+//   peaks_gpu.cpp    GPU estimates from device properties x those rates (NVIDIA, AMD, Intel)
 //   peaks_cpu.cpp    the CPU estimate
 // Formulas and their sources: docs/roofline.md.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/peaks.hpp"
 
@@ -21,5 +23,10 @@ std::string rate(double value, const std::string& unit);
 Peak unknown_peak(std::string unit, std::string why);
 /// The estimate's common tail: "units x ... x clock = result".
 Peak estimate(double value, const std::string& unit, const std::string& formula, double clock_mhz);
+/// "sm_90", "sm90", "sm_90a", "compute_90", "9.0", "90" -> 90; 0 when not one.
+int parse_compute_capability(std::string_view arch);
+/// Why an estimate is unknown when no rates were loaded (PeakRates::empty()).
+inline constexpr const char* kNoRates =
+    "the per-architecture rates (kb/arch.json peak_rates) were not loaded";
 
 }  // namespace accel::peaks_detail
