@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
+#include "core/kb.hpp"
 #include "core/peaks_detail.hpp"
 #include "core/strings.hpp"
 
@@ -31,6 +34,21 @@ Peak unknown_peak(std::string unit, std::string why) {
   p.basis = "unknown";
   p.source = std::move(why);
   return p;
+}
+
+std::string read_kb_file(const std::string& kb_dir, const char* name, std::string& path) {
+  path = (std::filesystem::path(kb_dir) / name).string();
+  auto text = read_file(path);
+  if (!text) throw KbError(fmt::format("cannot read kb file {}", path));
+  return std::move(*text);
+}
+
+json parse_kb_json(const std::string& text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
+    throw KbError(fmt::format("kb file {} is not valid JSON: {}", origin, e.what()));
+  }
 }
 
 /// The estimate's common tail: "units x ... x clock = result".

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/json.hpp"
 #include "core/peaks.hpp"
 
 namespace accel::peaks_detail {
@@ -23,6 +24,11 @@ std::string rate(double value, const std::string& unit);
 Peak unknown_peak(std::string unit, std::string why);
 /// The estimate's common tail: "units x ... x clock = result".
 Peak estimate(double value, const std::string& unit, const std::string& formula, double clock_mhz);
+/// The text of the kb file `name` in `kb_dir`, its path in `path`; KbError
+/// "cannot read kb file <path>" when it cannot be read.
+std::string read_kb_file(const std::string& kb_dir, const char* name, std::string& path);
+/// `text` as JSON; KbError "kb file <origin> is not valid JSON: ..." when it is not.
+json parse_kb_json(const std::string& text, const std::string& origin);
 /// "sm_90", "sm90", "sm_90a", "compute_90", "9.0", "90" -> 90; 0 when not one.
 int parse_compute_capability(std::string_view arch);
 /// Why an estimate is unknown when no rates were loaded (PeakRates::empty()).

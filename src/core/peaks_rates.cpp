@@ -5,12 +5,10 @@
 
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "core/files.hpp"
 #include "core/json.hpp"
 #include "core/kb.hpp"
 #include "core/peaks.hpp"
@@ -238,19 +236,13 @@ double AmdFamilyRates::rate(const std::string& key) const {
 }
 
 PeakRates PeakRates::load(const std::string& kb_dir) {
-  const auto path = std::filesystem::path(kb_dir) / "arch.json";
-  const auto content = read_file(path);
-  if (!content) throw KbError(fmt::format("cannot read kb file {}", path.string()));
-  return parse(*content, path.string());
+  std::string path;
+  const std::string content = peaks_detail::read_kb_file(kb_dir, "arch.json", path);
+  return parse(content, path);
 }
 
 PeakRates PeakRates::parse(const std::string& content, const std::string& origin) {
-  json doc;
-  try {
-    doc = json::parse(content);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
-    throw KbError(fmt::format("kb file {} is not valid JSON: {}", origin, e.what()));
-  }
+  const json doc = peaks_detail::parse_kb_json(content, origin);
   const RowPath file{fmt::format("kb file {}", origin)};
   const json& pr = member(doc, "peak_rates", file);
   const RowPath w{file.at + ": peak_rates"};

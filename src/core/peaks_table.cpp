@@ -9,12 +9,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <set>
 #include "core/peaks_detail.hpp"
 #include "core/strings.hpp"
 
-#include "core/files.hpp"
 #include "core/json.hpp"
 #include "core/kb.hpp"
 
@@ -178,21 +176,14 @@ const std::vector<GpuPeakRow>& GpuPeakTable::rows() const { return impl_->rows; 
 const PeakRates& GpuPeakTable::rates() const { return impl_->rates; }
 
 GpuPeakTable GpuPeakTable::load(const std::string& kb_dir) {
-  const auto path = std::filesystem::path(kb_dir) / "gpus.json";
-  const auto text = read_file(path);
-  if (!text) throw KbError(fmt::format("cannot read kb file {}", path.string()));
-  GpuPeakTable table = parse(*text, path.string());
+  std::string path;
+  GpuPeakTable table = parse(peaks_detail::read_kb_file(kb_dir, "gpus.json", path), path);
   table.impl_->rates = PeakRates::load(kb_dir);
   return table;
 }
 
 GpuPeakTable GpuPeakTable::parse(const std::string& text, const std::string& origin) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
-    throw KbError(fmt::format("kb file {} is not valid JSON: {}", origin, e.what()));
-  }
+  const json doc = peaks_detail::parse_kb_json(text, origin);
   if (!doc.is_object() || !doc.contains("gpus") || !doc.at("gpus").is_array()) {
     throw KbError(fmt::format("kb file {}: expected an object with a 'gpus' array", origin));
   }
