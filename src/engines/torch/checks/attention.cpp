@@ -247,10 +247,8 @@ void add_attention_checks(std::vector<CheckDef>& out) {
       return in[0].view({hB, hS, hH, hD}).transpose(1, 2).contiguous();
     };
     c.verify = Verify::exact;
-    c.flops = 0;
-    c.flops_formula = "0 (data movement)";
-    c.bytes = [=](double e) { return 2.0 * head_elems * e; };
-    c.bytes_formula = "2*N*elem";
+    movement(
+        c, [=](double e) { return 2.0 * head_elems * e; }, "2*N*elem");
     out.push_back(c);
   }
   {
@@ -260,10 +258,8 @@ void add_attention_checks(std::vector<CheckDef>& out) {
       return in[0].transpose(1, 2).contiguous().view({hB, hS, hH * hD});
     };
     c.verify = Verify::exact;
-    c.flops = 0;
-    c.flops_formula = "0 (data movement)";
-    c.bytes = [=](double e) { return 2.0 * head_elems * e; };
-    c.bytes_formula = "2*N*elem";
+    movement(
+        c, [=](double e) { return 2.0 * head_elems * e; }, "2*N*elem");
     out.push_back(c);
   }
   {
