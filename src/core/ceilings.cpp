@@ -83,14 +83,14 @@ std::string peak_dtype_for(const Result& r) {
 namespace {
 
 /// The CPU's compute peaks, estimated from the host's cores, clock and SIMD.
-void cpu_ceilings(const Environment& env, DeviceCeilings& c) {
+void cpu_ceilings(const Environment& env, const PeakRates& rates, DeviceCeilings& c) {
   CpuProperties cpu;
   cpu.model = env.host.cpu_model;
   cpu.arch = env.host.arch;
   cpu.physical_cores = env.host.physical_cores ? env.host.physical_cores : env.host.logical_cores;
   cpu.max_clock_mhz = env.host.cpu_max_mhz;
   cpu.simd = env.host.simd;
-  for (const char* dt : kCeilingDtypes) c.compute[dt] = compute_peak(cpu, dt);
+  for (const char* dt : kCeilingDtypes) c.compute[dt] = compute_peak(rates, cpu, dt);
   c.datasheet_bandwidth.basis = "unknown";
   c.datasheet_bandwidth.unit = "GB/s";
   c.datasheet_bandwidth.source = "no datasheet figure for CPU memory bandwidth; see the measured copy";
@@ -118,14 +118,14 @@ GpuProperties gpu_properties(const Environment& env, const DeviceInfo* info) {
 /// A GPU's compute peaks (datasheet rows scaled to a higher boost clock),
 /// its datasheet bandwidth and the PCIe link to the host.
 void gpu_ceilings(const Environment& env, const std::string& dev, const GpuPeakTable* table,
-                  DeviceCeilings& c) {
+                  const PeakRates& rates, DeviceCeilings& c) {
   const DeviceInfo* info = nullptr;
   for (const auto& d : env.devices) {
     if (d.id == dev) info = &d;
   }
   const GpuProperties gpu = gpu_properties(env, info);
   for (const char* dt : kCeilingDtypes) {
-    Peak p = table ? device_compute_peak(*table, gpu, dt) : compute_peak(gpu, dt);
+    Peak p = table ? device_compute_peak(*table, gpu, dt) : compute_peak(rates, gpu, dt);
     // Boosting cards run above the clock the datasheet assumes: scale.
     if (p.known() && p.basis == "datasheet" && p.clock_mhz > 0 && gpu.max_clock_mhz &&
         *gpu.max_clock_mhz > p.clock_mhz * 1.02) {
@@ -205,14 +205,16 @@ std::vector<DeviceCeilings> build_ceilings(const Environment& env, const std::ve
       devices.push_back(r.device);
     }
   }
+  static const PeakRates kNoRates;  // without the kb's tables, estimates say why they are unknown
+  const PeakRates& rates = table ? table->rates() : kNoRates;
   std::vector<DeviceCeilings> out;
   for (const auto& dev : devices) {
     DeviceCeilings c;
     c.device = dev;
     if (dev == "cpu") {
-      cpu_ceilings(env, c);
+      cpu_ceilings(env, rates, c);
     } else {
-      gpu_ceilings(env, dev, table, c);
+      gpu_ceilings(env, dev, table, rates, c);
     }
     measured_bandwidth(dev, measured, c);
     out.push_back(std::move(c));
