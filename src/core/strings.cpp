@@ -11,12 +11,19 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
+std::string_view ltrim(std::string_view s) {
+  std::size_t b = 0;
+  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  return s.substr(b);
 }
+
+std::string_view rtrim(std::string_view s) {
+  std::size_t e = s.size();
+  while (e > 0 && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(0, e);
+}
+
+std::string trim(std::string_view s) { return std::string(rtrim(ltrim(s))); }
 
 namespace {
 

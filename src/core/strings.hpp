@@ -14,6 +14,10 @@ std::string lower(std::string_view s);
 /// `s` without leading and trailing white space (std::isspace).
 std::string trim(std::string_view s);
 
+/// Views of `s` without its leading (ltrim) or trailing (rtrim) white space.
+std::string_view ltrim(std::string_view s);
+std::string_view rtrim(std::string_view s);
+
 /// True when `haystack` contains `needle`, ignoring ASCII case (an empty
 /// needle is contained in everything). Allocates nothing: it serves
 /// multi-megabyte inputs (a DLL's bytes) too.
