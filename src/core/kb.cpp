@@ -194,6 +194,7 @@ json diagnosis_to_json(const Diagnosis& d) {
               {"fixes", fixes},
               {"context_needed", d.context_needed},
               {"reference", d.reference},
+              {"sources", d.sources},
               {"match_count", d.match_count},
               {"matched_lines", lines},
               {"details", d.details}};

@@ -110,6 +110,7 @@ struct Diagnosis {
   /// shows as where it ran ("cpu_fallback": the backend announced it ran the
   /// op named in details["op"] on the CPU); "" for none.
   std::string check_where;
+  std::vector<std::string> sources;  ///< the public threads the kb entry was written from (URLs)
 };
 
 /// Limits of the streaming reader.

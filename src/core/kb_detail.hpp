@@ -53,6 +53,12 @@ struct ErrorEntry {
   std::vector<std::unique_ptr<RE2>> patterns, window_patterns, unless;
   std::vector<Variant> variants;
   std::vector<std::string> examples, suppresses;
+  /// The public threads (URLs) the entry was written from.
+  std::vector<std::string> sources;
+  /// The message has several known causes that the log cannot tell apart:
+  /// its unconditional fixes are listed as ranked possibilities, each with
+  /// how to tell it (a conditional fix that is true still answers alone).
+  bool possibilities = false;
   /// An evidence entry: its lines only carry facts (a torch version, a wheel
   /// tag); it is reported only when one of its regular fixes is true.
   bool evidence = false;

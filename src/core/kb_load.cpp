@@ -274,6 +274,24 @@ void read_entry_fixes(const json& e, const std::string& where, KbData& kb, Error
 void read_entry_rest(const json& e, const std::string& where, ErrorEntry& entry) {
   entry.examples = string_list(e, "examples", where);
   entry.suppresses = string_list(e, "suppresses", where);
+  entry.sources = string_list(e, "sources", where);
+  for (const auto& url : entry.sources) {
+    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) {
+      throw KbError(fmt::format(
+          "{}: sources must be URLs of the threads the entry was written from, not '{}'", where, url));
+    }
+  }
+  entry.possibilities = e.value("possibilities", false);
+  if (entry.possibilities) {
+    const auto unlabelled = std::find_if(entry.variants.begin(), entry.variants.end(),
+                                         [](const Variant& v) { return v.label.empty() || v.check.empty(); });
+    if (entry.variants.size() < 2 || unlabelled != entry.variants.end()) {
+      throw KbError(
+          fmt::format("{}: an entry with possibilities needs two or more fixes, each with a 'label' and a "
+                      "'check' (how to tell)",
+                      where));
+    }
+  }
   entry.evidence = e.value("evidence", false);
   entry.check_where = e.value("check_where", "");
   if (!entry.check_where.empty() && entry.check_where != "cpu_fallback") {

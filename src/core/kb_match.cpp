@@ -7,6 +7,7 @@
 // with the number of entries; the individual RE2 objects only run on the rare
 // lines the set reports, to extract named captures. A second set holds the
 // two-line ("window") patterns, matched against "previous line\ncurrent line".
+// A line that continues a wrapped one is also matched joined to it.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -64,17 +65,23 @@ class Scanner {
   void feed(std::string_view line, std::size_t number) {
     if (line.empty()) return;
     tools_.line(line);
-    match_set(kb_.line_set, line, number, false);
+    hits_of(kb_.line_set, line, line_hits_);
+    for (const int idx : line_hits_)
+      handle(kb_.line_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
       window_.append(prev_).push_back('\n');
       window_.append(line);
-      match_set(kb_.window_set, window_, number, true);
+      hits_of(kb_.window_set, window_, hits_);
+      for (const int idx : hits_) {
+        handle(kb_.window_set.items[static_cast<std::size_t>(idx)], window_, number, prev_.size());
+      }
     }
+    if (is_wrapped_continuation(prev_, line)) match_wrapped(line, number);
     prev_.assign(line.data(), line.size());
     prev_number_ = number;
+    prev_hits_.swap(line_hits_);
   }
-
   std::vector<EntryState>& entries() { return entries_; }
   const std::vector<bool>& hints() const { return hints_; }
   const std::map<std::string, std::string>& log_facts() const { return log_facts_; }
@@ -90,16 +97,18 @@ class Scanner {
     st.numbers.push_back(number);
   }
 
-  void handle(const SetItem& item, std::string_view text, std::size_t number, bool window) {
+  /// `split`: where the previous line ends in a two-line text (a window
+  /// pattern's "previous\ncurrent", a wrapped line's "previous current");
+  /// kWhole for one line.
+  void handle(const SetItem& item, std::string_view text, std::size_t number, std::size_t split) {
     switch (item.kind) {
       case SetItem::kEntry: {
         EntryState& st = entries_[item.owner];
-        if (window) {
-          const auto nl = text.find('\n');
+        if (split != kWhole) {
           if (st.numbers.empty() || st.numbers.back() != prev_number_) {
-            record(st, text.substr(0, nl), prev_number_);
+            record(st, text.substr(0, split), prev_number_);
           }
-          record(st, text.substr(nl + 1), number);
+          record(st, text.substr(split + 1), number);
         } else {
           record(st, text, number);
         }
@@ -125,20 +134,55 @@ class Scanner {
     }
   }
 
-  void match_set(const PatternSet& ps, std::string_view text, std::size_t number, bool window) {
-    hits_.clear();
+  /// The indices of the patterns of `ps` that match `text`, in pattern order
+  /// (specific patterns capture first).
+  static void hits_of(const PatternSet& ps, std::string_view text, std::vector<int>& hits) {
+    hits.clear();
     RE2::Set::ErrorInfo info{};
-    if (!ps.set->Match(sp(text), &hits_, &info)) {
+    if (!ps.set->Match(sp(text), &hits, &info)) {
       if (info.kind == RE2::Set::kNoError) return;  // nothing matched
       // The DFA ran out of memory on this input: match pattern by pattern.
-      hits_.clear();
+      hits.clear();
       for (std::size_t i = 0; i < ps.items.size(); ++i) {
-        if (RE2::PartialMatch(sp(text), *ps.items[i].re)) hits_.push_back(static_cast<int>(i));
+        if (RE2::PartialMatch(sp(text), *ps.items[i].re)) hits.push_back(static_cast<int>(i));
       }
     }
-    std::sort(hits_.begin(), hits_.end());  // pattern order: specific patterns capture first
-    for (const int idx : hits_) handle(ps.items[static_cast<std::size_t>(idx)], text, number, window);
+    std::sort(hits.begin(), hits.end());
   }
+
+  /// A line that looks like the rest of the previous one, wrapped by a
+  /// terminal, a console library (rich indents its continuation lines) or a
+  /// web page: the previous line is long and this one starts indented, in
+  /// lower case or with a quote or bracket.
+  static bool is_wrapped_continuation(std::string_view prev, std::string_view line) {
+    if (prev.size() < kWrapMinPrevious || line.empty()) return false;
+    const auto c = static_cast<unsigned char>(line.front());
+    return c == ' ' || c == '\t' || std::islower(c) || c == '`' || c == '(' || c == '\'' || c == '"';
+  }
+
+  /// Entry patterns that match only across the wrap: the previous line joined
+  /// to this one by a space. Patterns that match either line alone were
+  /// counted already, and facts, hints and `unless` lines stay per line.
+  void match_wrapped(std::string_view line, std::size_t number) {
+    const std::string_view head = rtrim(prev_);
+    const std::string_view tail = ltrim(line);
+    if (head.empty() || tail.empty()) return;
+    joined_.assign(head.data(), head.size());
+    joined_.push_back(' ');
+    joined_.append(tail.data(), tail.size());
+    hits_of(kb_.line_set, joined_, hits_);
+    for (const int idx : hits_) {
+      const SetItem& item = kb_.line_set.items[static_cast<std::size_t>(idx)];
+      if (item.kind != SetItem::kEntry || std::binary_search(line_hits_.begin(), line_hits_.end(), idx) ||
+          std::binary_search(prev_hits_.begin(), prev_hits_.end(), idx)) {
+        continue;
+      }
+      handle(item, joined_, number, head.size());
+    }
+  }
+
+  static constexpr std::size_t kWhole = std::string_view::npos;
+  static constexpr std::size_t kWrapMinPrevious = 40;
 
   const KbData& kb_;
   const ExplainOptions& opt_;
@@ -146,8 +190,8 @@ class Scanner {
   std::vector<bool> hints_;
   std::map<std::string, std::string> log_facts_;
   ToolOutputReader tools_;
-  std::vector<int> hits_;
-  std::string prev_, window_;
+  std::vector<int> hits_, line_hits_, prev_hits_;
+  std::string prev_, window_, joined_;
   std::size_t prev_number_ = 0;
 };
 
@@ -194,7 +238,10 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
   const auto& variants = kb.variants_of(e, scratch);
   std::vector<Chosen> regular_true, regular_unknown, fallback_true, fallback_unknown;
   for (const auto& v : variants) {
-    const Tri t = eval(v.when, c);
+    // An entry with possibilities: its unconditional fixes are candidates
+    // the log cannot choose between (listed, ranked in file order).
+    const bool candidate = e.possibilities && (v.when.is_null() || v.when.empty());
+    const Tri t = candidate ? Tri::U : eval(v.when, c);
     if (t == Tri::F) continue;
     auto& bucket = v.fallback ? (t == Tri::T ? fallback_true : fallback_unknown)
                               : (t == Tri::T ? regular_true : regular_unknown);
@@ -235,6 +282,7 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
   d.line_numbers = std::move(st.numbers);
   d.details = st.captures;
   d.check_where = e.check_where;
+  d.sources = e.sources;
   d.context_needed = listing;
   for (const auto& x : shown) {
     FixOption o;
@@ -279,18 +327,22 @@ std::vector<Diagnosis> finish(const KbData& kb, Scanner& sc, const MachineContex
   for (std::size_t i = 0; i < kb.hints.size(); ++i) {
     if (sc.hints()[i]) facts.hints.push_back(kb.hints[i].id);
   }
+  // Only an entry that is reported suppresses others: an evidence entry
+  // whose facts say nothing wrong does not hide the reading it refines.
   std::vector<Diagnosis> out;
   std::set<std::string> suppressed;
   auto& states = sc.entries();
   for (std::size_t i = 0; i < kb.errors.size(); ++i) {
-    if (states[i].count == 0 || states[i].unless) continue;
-    for (const auto& s : kb.errors[i].suppresses) suppressed.insert(s);
-  }
-  for (std::size_t i = 0; i < kb.errors.size(); ++i) {
     auto& st = states[i];
-    if (st.count == 0 || st.unless || suppressed.count(kb.errors[i].id)) continue;
-    if (auto d = build_diagnosis(kb, kb.errors[i], st, facts)) out.push_back(std::move(*d));
+    if (st.count == 0 || st.unless) continue;
+    if (auto d = build_diagnosis(kb, kb.errors[i], st, facts)) {
+      for (const auto& s : kb.errors[i].suppresses) suppressed.insert(s);
+      out.push_back(std::move(*d));
+    }
   }
+  out.erase(
+      std::remove_if(out.begin(), out.end(), [&](const Diagnosis& d) { return suppressed.count(d.id) > 0; }),
+      out.end());
   std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
     if (a.score != b.score) return a.score > b.score;
     const std::size_t la = a.line_numbers.empty() ? 0 : a.line_numbers.front();

@@ -16,6 +16,7 @@ namespace accel {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::KbTempDir;
 using testing::repo_kb;
 
 TEST(KbLoad, RepoKnowledgeBaseLoads) {
@@ -55,27 +56,6 @@ TEST(KbLoad, EveryEntryHasAReference) {
     }
   }
 }
-
-class KbTempDir : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("accel_kb_test_" + std::to_string(accel::platform::process_id()) + "_" +
-                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
-  std::string load_error() {
-    try {
-      KnowledgeBase::load(dir_.string());
-    } catch (const KbError& e) {
-      return e.what();
-    }
-    return {};
-  }
-  fs::path dir_;
-};
 
 TEST_F(KbTempDir, BadRegexNamesTheEntry) {
   write("errors.json", R"J({"errors": [{"id": "broken_one", "patterns": ["(unclosed"], "fix": "x"}]})J");

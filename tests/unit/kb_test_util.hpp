@@ -5,11 +5,13 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "core/kb.hpp"
+#include "platform/process.hpp"
 
 namespace accel::testing {
 
@@ -59,5 +61,27 @@ inline bool has_id(const std::vector<Diagnosis>& ds, const std::string& id) {
   }
   return false;
 }
+
+/// A test with its own small kb directory: write() its files, then load it.
+class KbTempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("accel_kb_test_" + std::to_string(accel::platform::process_id()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string load_error() {
+    try {
+      KnowledgeBase::load(dir_.string());
+    } catch (const KbError& e) {
+      return e.what();
+    }
+    return {};
+  }
+  std::filesystem::path dir_;
+};
 
 }  // namespace accel::testing
