@@ -302,7 +302,8 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
   }
   if (d.fixes.empty()) d.fixes.push_back({"", render(e.fix, c), true});
   if (listing) {
-    d.fix = "Which fix applies depends on the machine:";
+    d.fix = e.possibilities ? "Several causes print this; the most likely first:"
+                            : "Which fix applies depends on the machine:";
     for (const auto& o : d.fixes) {
       d.fix += o.when == "otherwise" ? fmt::format("\n- otherwise: {}", o.text)
                                      : fmt::format("\n- if {}: {}", o.when, o.text);

@@ -82,6 +82,7 @@ TEST_F(KbTempDir, PossibilitiesAreListedWithHowToTellThem) {
   EXPECT_FALSE(d.fixes[0].applies);
   EXPECT_EQ(d.fixes[0].when, "an old build");
   EXPECT_EQ(d.fixes[1].check, "another model loads");
+  EXPECT_EQ(d.fix.rfind("Several causes print this", 0), 0u) << d.fix;
   EXPECT_NE(d.fix.find("(To tell: the version is older than 0.5)"), std::string::npos) << d.fix;
 }
 
