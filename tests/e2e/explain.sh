@@ -14,20 +14,8 @@ export ACCEL_DOCTOR_KB=${ACCEL_DOCTOR_KB:-$HERE/../../kb}
 export NO_COLOR=1
 FIX=${ACCEL_SHARED_ERRORS:-}
 
-failures=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
-
-# run NAME EXPECTED_RC [args...]: runs the binary, keeps stdout/stderr in $OUT/$ERR.
-run() {
-  local name=$1 want=$2
-  shift 2
-  "$BIN" "$@" >"$SCRATCH/$name.out" 2>"$SCRATCH/$name.err"
-  local rc=$?
-  OUT=$(cat "$SCRATCH/$name.out")
-  ERR=$(cat "$SCRATCH/$name.err")
-  if [ "$rc" -eq "$want" ]; then pass "$name exits $want"; else fail "$name exits $rc, expected $want: $ERR"; fi
-}
+source "$HERE/lib/checks.sh"  # pass, fail, run
+# has/lacks here read $OUT, ignoring case.
 has() { if grep -qiF -- "$2" <<<"$OUT"; then pass "$1 mentions '$2'"; else fail "$1 does not mention '$2'"; fi; }
 lacks() { if grep -qiF -- "$2" <<<"$OUT"; then fail "$1 mentions '$2'"; else pass "$1 does not mention '$2'"; fi; }
 

@@ -16,18 +16,9 @@ mkdir -p "$SCRATCH"
 export NO_COLOR=1
 unset ACCEL_DOCTOR_KB  # the kb/ beside the .exe, as a user has it
 
-failures=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
-run() {
-  local name=$1 want=$2
-  shift 2
-  "$WINE" "$BIN" "$@" >"$SCRATCH/$name.out" 2>"$SCRATCH/$name.err"
-  RC=$?
-  OUT=$(tr -d '\r' <"$SCRATCH/$name.out")
-  ERR=$(tr -d '\r' <"$SCRATCH/$name.err")
-  if [[ " $want " == *" $RC "* ]]; then pass "$name exits $RC"; else fail "$name exits $RC, expected $want: $ERR"; fi
-}
+source "$(dirname "$0")/../e2e/lib/checks.sh"  # pass, fail, run
+RUN_PREFIX=("$WINE")
+# has here ignores case.
 has() { if grep -qiF -- "$2" <<<"$3"; then pass "$1 mentions '$2'"; else fail "$1 does not mention '$2'"; fi; }
 
 run version 0 --version
