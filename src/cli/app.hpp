@@ -19,6 +19,7 @@
 #include "engine_api/process_engine.hpp"
 
 namespace CLI {
+class Option;
 class App;
 }  // namespace CLI
 
@@ -200,41 +201,25 @@ struct VulkanPhaseOptions {
 VulkanPhase run_vulkan_phase(App& app, const VulkanPhaseOptions& options);
 /// `bench --vulkan` without --filter: the ceiling alone; exit 2 when nothing could be measured.
 int cmd_bench_vulkan_only(App& app, const BenchArgs& args);
+/// Adds a flag `name` (such as "--no-sweep") that turns `target` off: an
+/// engine option that defaults to on, bound without a mirror bool (flags.cpp).
+CLI::Option* add_off_flag(CLI::App* cmd, const std::string& name, bool& target,
+                          const std::string& description);
+
+/// `llm`'s command line: the options bound straight to the engine's
+/// LlmOptions (one field per option, docs/architecture.md), plus --list.
 struct LlmArgs {
-  bool quick = false;
+  engine::LlmOptions options;
   bool list = false;
-  bool no_isolate = false;
-  bool no_cpu = false;
-  bool no_graphs = false;
-  std::string preset;
-  std::string weights;
-  std::string dtype;
-  std::string attention = "auto";
-  std::string sdpa_backend = "auto";
-  std::string cpu_preset;
-  std::vector<int> batches;
-  std::vector<int> prompts;
-  std::vector<int> gens;
 };
 int cmd_llm(App& app, const LlmArgs& args);
 /// Adds the `llm` subcommand with its options to `cli` (cmd_llm.cpp); they fill `args`.
 CLI::App* add_llm_command(CLI::App& cli, LlmArgs& args);
+/// `train`'s command line: the options bound straight to the engine's
+/// TrainOptions, plus --list.
 struct TrainArgs {
-  bool quick = false;
+  engine::TrainOptions options;
   bool list = false;
-  bool no_isolate = false;
-  bool no_cpu = false;
-  bool no_sweep = false;
-  bool no_item_cost = false;
-  std::string data;
-  std::vector<std::string> models;
-  std::vector<std::string> precisions;
-  std::vector<int> batches;
-  std::vector<std::string> filters;
-  int steps = 0;
-  int sweep_min = 0;
-  int sweep_max = 0;
-  std::uint64_t inject_oom_above_bytes = 0;
 };
 /// Training steps: MLP and residual CNN, fp32/fp16/bf16, batch sweep.
 int cmd_train(App& app, const TrainArgs& args);

@@ -28,10 +28,7 @@ std::vector<Result> run_llm_phase(App& app, const engine::LlmOptions& o) {
 }
 
 int cmd_llm(App& app, const LlmArgs& args) {
-  engine::LlmOptions o;
-  o.quick = args.quick;
-  o.preset = args.preset;
-  o.weights_dir = args.weights;
+  engine::LlmOptions o = args.options;
   if (!o.weights_dir.empty()) {
     // Checked here, before anything is built or measured: a missing, unreadable,
     // malformed or truncated checkpoint is a set-up error (exit 2), not three
@@ -43,16 +40,7 @@ int cmd_llm(App& app, const LlmArgs& args) {
       throw UsageError(fmt::format("--weights {}: {}", o.weights_dir, e.what()));
     }
   }
-  o.dtype = args.dtype;
-  o.attention = args.attention;
-  o.sdpa_backend = args.sdpa_backend;
-  o.batches = args.batches.empty() ? std::vector<int>{1} : args.batches;
-  o.prompts = args.prompts;
-  o.gens = args.gens;
-  o.cpu_compare = !args.no_cpu;
-  o.graphs = !args.no_graphs;
-  o.cpu_preset = args.cpu_preset;
-  o.isolate = !args.no_isolate;
+  if (o.batches.empty()) o.batches = {1};
   if (!o.preset.empty()) {
     const std::vector<std::string> presets = llm_preset_names();
     for (const auto& p : {o.preset, o.cpu_preset}) {
@@ -94,32 +82,37 @@ int cmd_llm(App& app, const LlmArgs& args) {
 CLI::App* add_llm_command(CLI::App& cli, LlmArgs& args) {
   auto* llm =
       cli.add_subcommand("llm", "LLM prefill and decode with a KV cache (llama-bench names: pp512, tg128)");
-  llm->add_flag("--quick", args.quick, "small grid (tiny preset on the CPU)");
+  llm->add_flag("--quick", args.options.quick, "small grid (tiny preset on the CPU)");
   llm->add_flag("--list", args.list, "list the items and exit");
-  llm->add_option("--preset", args.preset, fmt::format("{}", fmt::join(llm_preset_names(), ", ")));
-  llm->add_option("--weights", args.weights, "a Hugging Face checkpoint folder (config.json + .safetensors)")
+  llm->add_option("--preset", args.options.preset, fmt::format("{}", fmt::join(llm_preset_names(), ", ")));
+  llm->add_option("--weights", args.options.weights_dir,
+                  "a Hugging Face checkpoint folder (config.json + .safetensors)")
       ->check(CLI::ExistingDirectory);
-  llm->add_option("--dtype", args.dtype, "fp32, fp16 or bf16 (default: bf16 on a GPU, fp32 on the CPU)")
+  llm->add_option("--dtype", args.options.dtype,
+                  "fp32, fp16 or bf16 (default: bf16 on a GPU, fp32 on the CPU)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  llm->add_option("--attention", args.attention, "sdpa, math or auto")
+  llm->add_option("--attention", args.options.attention, "sdpa, math or auto")
       ->check(CLI::IsMember({"sdpa", "math", "auto"}));
-  llm->add_option("--sdpa-backend", args.sdpa_backend,
+  llm->add_option("--sdpa-backend", args.options.sdpa_backend,
                   "the SDPA backend: auto (torch's choice), flash, efficient, cudnn or math; a backend that "
                   "cannot run a row fails it (flash takes no mask: graph decode needs one)")
       ->check(CLI::IsMember({"auto", "flash", "efficient", "cudnn", "math"}));
-  llm->add_option("--batch", args.batches, "batch sizes (comma list)")
+  llm->add_option("--batch", args.options.batches, "batch sizes (comma list)")
       ->delimiter(',')
       ->check(CLI::Range(1, 4096));
   llm->add_option(
-         "--prompt", args.prompts,
+         "--prompt", args.options.prompts,
          "prompt lengths (comma list; default 128,512,2048 on a GPU, 128,512 on the CPU, 128 with --quick)")
       ->delimiter(',')
       ->check(CLI::Range(1, 32768));
-  llm->add_option("--gen", args.gens, "new tokens (comma list)")->delimiter(',')->check(CLI::Range(1, 32768));
-  llm->add_option("--cpu-preset", args.cpu_preset, "the preset run on device and CPU for the speed-up");
-  llm->add_flag("--no-cpu", args.no_cpu, "skip the CPU comparison");
-  llm->add_flag("--no-graphs", args.no_graphs, "skip the graph-replay decode");
-  llm->add_flag("--no-isolate", args.no_isolate, "run in this process (debugging)");
+  llm->add_option("--gen", args.options.gens, "new tokens (comma list)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 32768));
+  llm->add_option("--cpu-preset", args.options.cpu_preset,
+                  "the preset run on device and CPU for the speed-up");
+  add_off_flag(llm, "--no-cpu", args.options.cpu_compare, "skip the CPU comparison");
+  add_off_flag(llm, "--no-graphs", args.options.graphs, "skip the graph-replay decode");
+  add_off_flag(llm, "--no-isolate", args.options.isolate, "run in this process (debugging)");
   return llm;
 }
 

@@ -14,23 +14,9 @@
 namespace accel::cli {
 
 int cmd_train(App& app, const TrainArgs& args) {
-  engine::TrainOptions o;
-  o.quick = args.quick;
-  o.models = args.models;
-  o.precisions = args.precisions;
-  o.batches = args.batches;
-  o.steps = args.steps;
-  o.data_dir = args.data;
-  o.filters = args.filters;
-  o.sweep = !args.no_sweep;
-  o.item_cost = !args.no_item_cost;
-  o.sweep_min = args.sweep_min;
-  o.sweep_max = args.sweep_max;
-  o.cpu_compare = !args.no_cpu;
-  o.isolate = !args.no_isolate;
-  o.inject_oom_above_bytes = args.inject_oom_above_bytes;
-  if (args.sweep_min > 0 && args.sweep_max > 0 && args.sweep_min > args.sweep_max) {
-    throw UsageError(fmt::format("--sweep-min {} is above --sweep-max {}", args.sweep_min, args.sweep_max));
+  engine::TrainOptions o = args.options;
+  if (o.sweep_min > 0 && o.sweep_max > 0 && o.sweep_min > o.sweep_max) {
+    throw UsageError(fmt::format("--sweep-min {} is above --sweep-max {}", o.sweep_min, o.sweep_max));
   }
   if (o.inject_oom_above_bytes == 0) {
     if (const char* env = std::getenv("ACCEL_DOCTOR_INJECT_OOM_ABOVE_BYTES"); env && *env) {
@@ -103,33 +89,45 @@ CLI::App* add_train_command(CLI::App& cli, TrainArgs& args) {
   auto* train = cli.add_subcommand(
       "train",
       "training steps (MLP, residual CNN on MNIST-shaped data): fp32/fp16/bf16, batch sweep, per-step costs");
-  train->add_flag("--quick", args.quick, "small and fast (batch 32 and a short sweep on the CPU, 20 steps)");
+  train->add_flag("--quick", args.options.quick,
+                  "small and fast (batch 32 and a short sweep on the CPU, 20 steps)");
   train->add_flag("--list", args.list, "list the items and exit");
-  train->add_option("--data", args.data, "a folder with the MNIST IDX files (train-images-idx3-ubyte, ...)")
+  train
+      ->add_option("--data", args.options.data_dir,
+                   "a folder with the MNIST IDX files (train-images-idx3-ubyte, ...)")
       ->check(CLI::ExistingDirectory);
-  train->add_option("--model", args.models, "mlp, cnn (comma list)")
+  train->add_option("--model", args.options.models, "mlp, cnn (comma list)")
       ->delimiter(',')
       ->check(CLI::IsMember({"mlp", "cnn"}));
-  train->add_option("--precision", args.precisions, "fp32, fp16, bf16 (comma list; fp16/bf16 use autocast)")
+  train
+      ->add_option("--precision", args.options.precisions,
+                   "fp32, fp16, bf16 (comma list; fp16/bf16 use autocast)")
       ->delimiter(',')
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  train->add_option("--batch", args.batches, "batch sizes of the step rows (comma list)")
+  train->add_option("--batch", args.options.batches, "batch sizes of the step rows (comma list)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 24));
-  train->add_option("--steps", args.steps, "steps of the loss-agreement runs (default 100, 20 with --quick)")
+  train
+      ->add_option("--steps", args.options.steps,
+                   "steps of the loss-agreement runs (default 100, 20 with --quick)")
       ->check(CLI::Range(2, 100000));
-  train->add_option("--sweep-min", args.sweep_min, "first batch of the sweep")->check(CLI::Range(1, 1 << 24));
-  train->add_option("--sweep-max", args.sweep_max, "largest batch the sweep tries (it doubles up to this)")
+  train->add_option("--sweep-min", args.options.sweep_min, "first batch of the sweep")
+      ->check(CLI::Range(1, 1 << 24));
+  train
+      ->add_option("--sweep-max", args.options.sweep_max,
+                   "largest batch the sweep tries (it doubles up to this)")
       ->check(CLI::Range(1, 1 << 26));
-  train->add_option("--filter", args.filters, "keep items whose key contains one of these (comma list)")
+  train
+      ->add_option("--filter", args.options.filters,
+                   "keep items whose key contains one of these (comma list)")
       ->delimiter(',');
   train->add_option(
-      "--inject-oom-above-bytes", args.inject_oom_above_bytes,
+      "--inject-oom-above-bytes", args.options.inject_oom_above_bytes,
       "testing: a step estimated above N bytes throws torch's out-of-memory error (reported as injected)");
-  train->add_flag("--no-sweep", args.no_sweep, "skip the batch-size sweep");
-  train->add_flag("--no-item-cost", args.no_item_cost, "skip the per-step loss.item() cost");
-  train->add_flag("--no-cpu", args.no_cpu, "skip the CPU comparison");
-  train->add_flag("--no-isolate", args.no_isolate, "run in this process (debugging)");
+  add_off_flag(train, "--no-sweep", args.options.sweep, "skip the batch-size sweep");
+  add_off_flag(train, "--no-item-cost", args.options.item_cost, "skip the per-step loss.item() cost");
+  add_off_flag(train, "--no-cpu", args.options.cpu_compare, "skip the CPU comparison");
+  add_off_flag(train, "--no-isolate", args.options.isolate, "run in this process (debugging)");
   return train;
 }
 
