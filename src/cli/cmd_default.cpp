@@ -30,21 +30,26 @@ const std::vector<std::string> kDefaultOpsFilters{
     "/fp32",       "/int64",    "/int32",    "/int8",         "/bool",  // key suffixes: the dtype
     "ops/linalg/", "ops/conv/", "ops/norm/", "ops/attention/"};         // key prefixes: the category
 
+/// The row that stands for a whole phase of the default run ("doctor/ops").
+Result phase_row(const std::string& phase, const std::string& device, Status status, std::string reason) {
+  Result r;
+  r.key = "doctor/" + phase;
+  r.kind = ResultKind::phase;
+  r.name = phase;
+  r.category = phase;
+  r.device = device;
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
 /// Runs one phase; an exception is recorded as an error result (so it is in
 /// the report and the findings) and the run goes on.
 template <typename Fn>
 std::vector<Result> fenced(App& app, const std::string& phase, const std::string& device, Fn&& fn) {
   platform::set_crash_phase(("the default run's " + phase + " phase").c_str());
   if (platform::interrupted()) {  // Ctrl-C in an earlier phase: the rest is not run
-    Result r;
-    r.key = "doctor/" + phase;
-    r.kind = ResultKind::phase;
-    r.name = phase;
-    r.category = phase;
-    r.device = device;
-    r.status = Status::skipped;
-    r.reason = "not run: interrupted";
-    return {r};
+    return {phase_row(phase, device, Status::skipped, "not run: interrupted")};
   }
   try {
     return fn();
@@ -54,15 +59,8 @@ std::vector<Result> fenced(App& app, const std::string& phase, const std::string
     app.clear_status();
     std::cerr << "accel-doctor: the " << phase << " phase failed: " << app.scrub(e.what())
               << " (the other phases go on)\n";
-    Result r;
-    r.key = "doctor/" + phase;
-    r.kind = ResultKind::phase;
-    r.name = phase;
-    r.category = phase;
-    r.device = device;
-    r.status = Status::error;
+    Result r = phase_row(phase, device, Status::error, "the phase stopped before it finished");
     r.error = ErrorInfo{e.what(), "", "", "", ""};
-    r.reason = "the phase stopped before it finished";
     return {r};
   }
 }
@@ -117,13 +115,7 @@ int diagnose_without_engine(App& app, Report& report) {
   const std::string why = engine::engine_missing_message(app.engine_search());
   app.out(fmt::format("\nNothing measured: {}\n", why));
   for (const char* phase : {"ops", "bench", "llm"}) {
-    Result r;
-    r.key = std::string("doctor/") + phase;
-    r.kind = ResultKind::phase;
-    r.name = phase;
-    r.category = phase;
-    r.status = Status::skipped;
-    r.reason = "not measured: no torch engine";
+    Result r = phase_row(phase, "", Status::skipped, "not measured: no torch engine");
     r.evidence["engine_missing"] = why;
     report.results.push_back(r);
   }

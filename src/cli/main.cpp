@@ -63,6 +63,136 @@ void add_global_options(CLI::App& cli, accel::cli::GlobalOptions& g, std::string
       ->check(CLI::Range(1, 100));
 }
 
+/// Every command with its options, registered once (add_<command>_command).
+struct Commands {
+  accel::cli::OpsArgs ops_args;
+  accel::cli::BenchArgs bench_args;
+  accel::cli::ExplainArgs explain_args;
+  accel::cli::LlmArgs llm_args;
+  accel::cli::TrainArgs train_args;
+  accel::cli::OrtArgs ort_args;
+  accel::cli::ReportArgs report_args;
+  accel::cli::DiagnoseArgs diagnose_args;
+  accel::cli::CompareArgs compare_args;
+  accel::cli::MultiArgs multi_args;
+  CLI::App *env = nullptr, *ops = nullptr, *bench = nullptr, *explain = nullptr, *llm = nullptr,
+           *train = nullptr, *ort = nullptr, *report = nullptr, *diagnose = nullptr, *compare = nullptr,
+           *multi = nullptr;
+
+  explicit Commands(CLI::App& cli) {
+    using namespace accel::cli;
+    env = add_env_command(cli);
+    ops = add_ops_command(cli, ops_args);
+    bench = add_bench_command(cli, bench_args);
+    explain = add_explain_command(cli, explain_args);
+    llm = add_llm_command(cli, llm_args);
+    train = add_train_command(cli, train_args);
+    ort = add_ort_command(cli, ort_args);
+    report = add_report_command(cli, report_args);
+    diagnose = add_diagnose_command(cli, diagnose_args);
+    compare = add_compare_command(cli, compare_args);
+    multi = add_multi_command(cli, multi_args);
+  }
+};
+
+/// Global options that do not go together, or with the command given.
+void check_option_combinations(const accel::cli::GlobalOptions& g, const Commands& c) {
+  using accel::cli::UsageError;
+  if (g.format != accel::cli::OutputFormat::text && g.json_path == "-") {
+    throw UsageError(
+        fmt::format("--format {} owns standard output; write the JSON report to a file (--json FILE)",
+                    to_string(g.format)));
+  }
+  if (g.redact && !g.trace_path.empty()) {
+    throw UsageError(
+        "--trace writes the profiler's raw trace (paths, process and thread names), which --redact cannot "
+        "vouch for; leave --trace out of a run you want to share");
+  }
+  if (!g.trace_path.empty() && (*c.env || *c.bench || *c.llm || *c.train || *c.ort || *c.explain ||
+                                *c.report || *c.diagnose || *c.compare || *c.multi)) {
+    throw UsageError(
+        "--trace records the profiler trace of the operator checks: use it with `ops` or the "
+        "default run");
+  }
+  if (g.repeat > 1 &&
+      (*c.env || *c.ort || *c.explain || *c.report || *c.diagnose || *c.compare || *c.multi)) {
+    throw UsageError("--repeat repeats measurements: use it with ops, bench, llm, train or the default run");
+  }
+}
+
+/// Output files are checked before anything is measured, not after; so is
+/// --onnxruntime.
+void check_paths(const accel::cli::GlobalOptions& g, const Commands& c) {
+  using accel::cli::UsageError;
+  for (const auto& [what, path] : {std::pair<const char*, std::string>{"--json", g.json_path},
+                                   {"--html", g.html_path},
+                                   {"--trace", g.trace_path}}) {
+    if (path.empty() || path == "-") continue;
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    {
+      std::ofstream probe(path, std::ios::app);
+      if (!probe) throw UsageError(fmt::format("{}: cannot write {}: {}", what, path, std::strerror(errno)));
+    }
+    if (!existed) std::filesystem::remove(path, ec);
+  }
+  if (!g.onnxruntime_path.empty() && !std::filesystem::exists(g.onnxruntime_path)) {
+    throw UsageError(fmt::format("--onnxruntime {}: no such file", g.onnxruntime_path));
+  }
+  if (!g.onnxruntime_path.empty() && (*c.env || *c.ops || *c.bench || *c.llm || *c.train || *c.explain ||
+                                      *c.report || *c.diagnose || *c.compare)) {
+    throw UsageError("--onnxruntime names the runtime of `ort` and the default run");
+  }
+}
+
+/// Runs the command given (the default run without one).
+int run_command(accel::cli::App& app, const accel::cli::GlobalOptions& g, const Commands& c) {
+  using namespace accel::cli;
+  if (*c.env) return cmd_env(app);
+  // Ctrl-C while measuring stops the engine, keeps what was measured,
+  // writes the partial report and exits 130 (platform/interrupt.hpp).
+  accel::platform::install_interrupt_handler();
+  auto measured = [&](int rc) -> int {
+    if (!accel::platform::interrupted()) return rc;
+    std::cerr << "accel-doctor: interrupted: the report holds what was measured; the rest is marked "
+                 "skipped (interrupted)\n";
+    return kExitInterrupted;
+  };
+  if (*c.ops) return measured(cmd_ops(app, c.ops_args));
+  if (*c.bench) return measured(cmd_bench(app, c.bench_args));
+  if (*c.llm) return measured(cmd_llm(app, c.llm_args));
+  if (*c.train) return measured(cmd_train(app, c.train_args));
+  if (*c.multi) return measured(cmd_multi(app, c.multi_args));
+  if (*c.ort) return measured(cmd_ort(app, c.ort_args));
+  if (*c.explain) {
+    if (g.format != OutputFormat::text || !g.html_path.empty()) {
+      throw UsageError(
+          "explain writes text or --json; --format and --html apply to measuring commands and report");
+    }
+    return cmd_explain(app, c.explain_args);
+  }
+  if (*c.report) return cmd_report(app, c.report_args);
+  if (*c.diagnose) return cmd_diagnose(app, c.diagnose_args);
+  if (*c.compare) return cmd_compare(app, c.compare_args);
+  return measured(cmd_default(app));
+}
+
+/// An engine that cannot start, refuses or speaks another protocol is a
+/// set-up problem of this machine, not a bug of accel-doctor.
+int engine_error_exit(accel::cli::App& app, const accel::engine::EngineError& e) {
+  using namespace accel::cli;
+  if (accel::platform::interrupted()) {  // stopped while asking the engine: keep what there is
+    std::cerr << "accel-doctor: interrupted\n";
+    try {
+      app.write_json_if_requested();
+    } catch (const std::exception&) {
+    }
+    return kExitInterrupted;
+  }
+  std::cerr << "accel-doctor: set-up error: the torch engine: " << app.scrub(e.what()) << "\n";
+  return kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,28 +211,7 @@ int main(int argc, char** argv) {
   GlobalOptions g;
   std::string format_name(to_string(g.format));
   add_global_options(cli, g, format_name);
-
-  auto* env = add_env_command(cli);
-  OpsArgs ops_args;
-  auto* ops = add_ops_command(cli, ops_args);
-  BenchArgs bench_args;
-  auto* bench = add_bench_command(cli, bench_args);
-  ExplainArgs explain_args;
-  auto* explain = add_explain_command(cli, explain_args);
-  LlmArgs llm_args;
-  auto* llm = add_llm_command(cli, llm_args);
-  TrainArgs train_args;
-  auto* train = add_train_command(cli, train_args);
-  OrtArgs ort_args;
-  auto* ort = add_ort_command(cli, ort_args);
-  ReportArgs report_args;
-  auto* report = add_report_command(cli, report_args);
-  DiagnoseArgs diagnose_args;
-  auto* diagnose_cmd = add_diagnose_command(cli, diagnose_args);
-  CompareArgs compare_args;
-  auto* compare = add_compare_command(cli, compare_args);
-  MultiArgs multi_args;
-  auto* multi = add_multi_command(cli, multi_args);
+  Commands commands(cli);
 
   // Subcommand help lists only its own options: say where the global ones are.
   for (auto* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
@@ -124,90 +233,14 @@ int main(int argc, char** argv) {
   g.format = *output_format_from_string(format_name);  // CLI11 checked the name
   App app(g, std::vector<std::string>(argv, argv + argc));
   try {
-    if (g.format != OutputFormat::text && g.json_path == "-") {
-      throw UsageError(
-          fmt::format("--format {} owns standard output; write the JSON report to a file (--json FILE)",
-                      to_string(g.format)));
-    }
-    if (g.redact && !g.trace_path.empty()) {
-      throw UsageError(
-          "--trace writes the profiler's raw trace (paths, process and thread names), which --redact cannot "
-          "vouch for; leave --trace out of a run you want to share");
-    }
-    if (!g.trace_path.empty() && (*env || *bench || *llm || *train || *ort || *explain || *report ||
-                                  *diagnose_cmd || *compare || *multi)) {
-      throw UsageError(
-          "--trace records the profiler trace of the operator checks: use it with `ops` or the "
-          "default run");
-    }
-    if (g.repeat > 1 && (*env || *ort || *explain || *report || *diagnose_cmd || *compare || *multi)) {
-      throw UsageError(
-          "--repeat repeats measurements: use it with ops, bench, llm, train or the default run");
-    }
-    // Output files are checked before anything is measured, not after.
-    for (const auto& [what, path] : {std::pair<const char*, std::string>{"--json", g.json_path},
-                                     {"--html", g.html_path},
-                                     {"--trace", g.trace_path}}) {
-      if (path.empty() || path == "-") continue;
-      std::error_code ec;
-      const bool existed = std::filesystem::exists(path, ec);
-      {
-        std::ofstream probe(path, std::ios::app);
-        if (!probe)
-          throw UsageError(fmt::format("{}: cannot write {}: {}", what, path, std::strerror(errno)));
-      }
-      if (!existed) std::filesystem::remove(path, ec);
-    }
-    if (!g.onnxruntime_path.empty() && !std::filesystem::exists(g.onnxruntime_path)) {
-      throw UsageError(fmt::format("--onnxruntime {}: no such file", g.onnxruntime_path));
-    }
-    if (!g.onnxruntime_path.empty() &&
-        (*env || *ops || *bench || *llm || *train || *explain || *report || *diagnose_cmd || *compare)) {
-      throw UsageError("--onnxruntime names the runtime of `ort` and the default run");
-    }
-    if (*env) return cmd_env(app);
-    // Ctrl-C while measuring stops the engine, keeps what was measured,
-    // writes the partial report and exits 130 (platform/interrupt.hpp).
-    accel::platform::install_interrupt_handler();
-    auto measured = [&](int rc) -> int {
-      if (!accel::platform::interrupted()) return rc;
-      std::cerr << "accel-doctor: interrupted: the report holds what was measured; the rest is marked "
-                   "skipped (interrupted)\n";
-      return kExitInterrupted;
-    };
-    if (*ops) return measured(cmd_ops(app, ops_args));
-    if (*bench) return measured(cmd_bench(app, bench_args));
-    if (*llm) return measured(cmd_llm(app, llm_args));
-    if (*train) return measured(cmd_train(app, train_args));
-    if (*multi) return measured(cmd_multi(app, multi_args));
-    if (*ort) return measured(cmd_ort(app, ort_args));
-    if (*explain) {
-      if (g.format != OutputFormat::text || !g.html_path.empty()) {
-        throw UsageError(
-            "explain writes text or --json; --format and --html apply to measuring commands and report");
-      }
-      return cmd_explain(app, explain_args);
-    }
-    if (*report) return cmd_report(app, report_args);
-    if (*diagnose_cmd) return cmd_diagnose(app, diagnose_args);
-    if (*compare) return cmd_compare(app, compare_args);
-    return measured(cmd_default(app));
+    check_option_combinations(g, commands);
+    check_paths(g, commands);
+    return run_command(app, g, commands);
   } catch (const UsageError& e) {
     std::cerr << "accel-doctor: " << app.scrub(e.what()) << "\n";
     return kExitUsage;
   } catch (const accel::engine::EngineError& e) {
-    if (accel::platform::interrupted()) {  // stopped while asking the engine: keep what there is
-      std::cerr << "accel-doctor: interrupted\n";
-      try {
-        app.write_json_if_requested();
-      } catch (const std::exception&) {
-      }
-      return kExitInterrupted;
-    }
-    // An engine that cannot start, refuses or speaks another protocol is a
-    // set-up problem of this machine, not a bug of accel-doctor.
-    std::cerr << "accel-doctor: set-up error: the torch engine: " << app.scrub(e.what()) << "\n";
-    return kExitUsage;
+    return engine_error_exit(app, e);
   } catch (const std::exception& e) {
     std::cerr << "accel-doctor: internal error: " << app.scrub(e.what()) << "\n";
     return kExitInternal;

@@ -249,6 +249,148 @@ std::vector<std::string> environment_differences(const Environment& a, const Env
   return out;
 }
 
+namespace {
+
+/// The change in status between A and B; nullopt when both are ok and their
+/// figures decide.
+std::optional<Change> status_change(const Result& ra, const Result& rb, std::string& note) {
+  const bool fa = is_failure(ra.status), fb = is_failure(rb.status);
+  if (!fa && fb) {
+    note = failure_note(rb);
+    return Change::newly_failing;
+  }
+  if (fa && !fb) {
+    note = failure_note(ra);
+    return rb.status == Status::ok ? Change::fixed : Change::status_changed;
+  }
+  if (fa && fb) {
+    note = failure_note(rb);
+    return Change::still_failing;
+  }
+  if (ra.status != rb.status) {
+    note = rb.status == Status::ok ? "" : (rb.reason.empty() ? failure_note(rb) : rb.reason);
+    return Change::status_changed;
+  }
+  if (ra.status != Status::ok) return Change::same;  // both unavailable or skipped
+  return std::nullopt;
+}
+
+/// Between-process noise: the floor of the result's class, for single runs
+/// or for medians of repeated runs; with repeated runs on both sides also
+/// twice their own spread between runs (heavier load than the floors were
+/// measured under). Raises the row's threshold to it.
+void apply_noise_floor(const Result& ra, const Result& rb, ComparedResult& row) {
+  // The class of the faster side, so that A -> B and B -> A get the
+  // same floor (a slowdown is judged by the baseline's class).
+  const Result& base = row.figure == "median_us" && rb.timing->median_us < ra.timing->median_us ? rb : ra;
+  const NoiseFloor& nf = noise_floor_for(base);
+  const std::vector<double> va = repeat_values(ra, row.figure), vb = repeat_values(rb, row.figure);
+  const bool repeated = va.size() >= kRepeatedFloorRuns && vb.size() >= kRepeatedFloorRuns;
+  const std::string cls = fmt::format("{}/{}/{}", nf.device_class, to_string(nf.kind),
+                                      nf.size.empty() ? size_class_of(base) : std::string(nf.size));
+  if (repeated) {
+    const double own = 2 * (relative_range(va) + relative_range(vb));
+    row.floor = std::max(nf.repeated, own);
+    row.floor_source =
+        own > nf.repeated
+            ? fmt::format("twice the spread between the runs ({} and {} runs)", va.size(), vb.size())
+            : fmt::format("{}, medians of {} and {} runs", cls, va.size(), vb.size());
+  } else {
+    row.floor = nf.single;
+    row.floor_source = fmt::format("{}, single runs", cls);
+  }
+  row.threshold = std::max(row.threshold, row.floor);
+}
+
+/// Two ok results with a common figure: faster, slower, the same (within
+/// the threshold, or not different by rank), or not comparable.
+void compare_figures(const Result& ra, const Result& rb, const Figure& f, const CompareOptions& options,
+                     ComparedResult& row) {
+  row.figure = f.name;
+  row.higher_is_better = f.higher_is_better;
+  row.a = f.a;
+  row.b = f.b;
+  row.relative = (f.b - f.a) / f.a;
+  row.threshold = std::max(options.min_change, riqr(ra.timing) + riqr(rb.timing));
+  if (options.floors) apply_noise_floor(ra, rb, row);
+  row.speedup = f.higher_is_better ? f.b / f.a : f.a / f.b;
+  row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
+  const bool above_peak =
+      (ra.roofline && ra.roofline->above_peak) || (rb.roofline && rb.roofline->above_peak);
+  // The rank test on the raw samples, where there are enough of them
+  // and they are the samples of the compared medians.
+  bool rank_says_same = false;
+  if (row.figure == "median_us") {
+    const std::vector<double> sa = samples_of(ra), sb = samples_of(rb);
+    if (mann_whitney_min_p(sa.size(), sb.size()) <= options.alpha) {
+      row.p_value = mann_whitney_p(sa, sb);
+      rank_says_same = row.p_value >= options.alpha;
+    }
+  }
+  // The size of the change, the same both ways: a 3x slowdown and a 3x
+  // speed-up are both 2 (|relative| of a speed-up never reaches 1, so a
+  // floor above 100% would hide every one).
+  const double effect = std::max(f.b / f.a, f.a / f.b) - 1;
+  if (effect <= row.threshold) {
+    row.change = Change::same;
+  } else if (rank_says_same) {
+    row.change = Change::same;
+    row.note = fmt::format(
+        "beyond the threshold, but the samples do not differ by rank (Mann-Whitney "
+        "p = {:.3g} >= {:.3g})",
+        row.p_value, options.alpha);
+  } else if (above_peak) {
+    // A figure above its peak is a likely timing error (or a cache-served
+    // working set): its change says nothing about the upgrade.
+    row.change = Change::not_comparable;
+    row.note = "a figure above its peak on one side (likely a timing error, or data served from cache)";
+  } else {
+    const bool better = f.higher_is_better ? row.relative > 0 : row.relative < 0;
+    row.change = better ? Change::faster : Change::slower;
+  }
+}
+
+/// One result of A against the same key in B (null: B lacks it).
+ComparedResult compare_result(const Result& ra, const Result* rb, const CompareOptions& options) {
+  ComparedResult row;
+  row.key = ra.key;
+  row.kind = ra.kind;
+  row.status_a = std::string(to_string(ra.status));
+  if (!rb) {
+    row.change = Change::missing;
+    return row;
+  }
+  row.status_b = std::string(to_string(rb->status));
+  if (const auto change = status_change(ra, *rb, row.note)) {
+    row.change = *change;
+  } else if (const auto f = common_figure(ra, *rb)) {
+    compare_figures(ra, *rb, *f, options, row);
+  } else {
+    row.change = Change::not_comparable;
+  }
+  return row;
+}
+
+/// Whole kinds of result that A had on a device type and B has none of.
+std::vector<std::string> lost_groups(const Report& a, const Report& b) {
+  auto groups = [](const Report& r) {
+    std::set<std::string> g;
+    for (const auto& x : r.results) {
+      const std::string type = x.device.substr(0, x.device.find(':'));
+      g.insert(fmt::format("{} on {}", to_string(x.kind), type.empty() ? "?" : type));
+    }
+    return g;
+  };
+  const auto ga = groups(a), gb = groups(b);
+  std::vector<std::string> lost;
+  for (const auto& g : ga) {
+    if (!gb.count(g)) lost.push_back(g);
+  }
+  return lost;
+}
+
+}  // namespace
+
 Comparison compare_reports(const Report& a, const Report& b, const CompareOptions& options,
                            const std::string& origin_a, const std::string& origin_b) {
   Comparison c;
@@ -270,106 +412,8 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
   std::set<std::string> seen;
   for (const auto& ra : a.results) {
     if (!seen.insert(ra.key).second) continue;
-    ComparedResult row;
-    row.key = ra.key;
-    row.kind = ra.kind;
-    row.status_a = std::string(to_string(ra.status));
     const auto it = ib.find(ra.key);
-    if (it == ib.end()) {
-      row.change = Change::missing;
-      c.results.push_back(std::move(row));
-      continue;
-    }
-    const Result& rb = *it->second;
-    row.status_b = std::string(to_string(rb.status));
-    const bool fa = is_failure(ra.status), fb = is_failure(rb.status);
-    if (!fa && fb) {
-      row.change = Change::newly_failing;
-      row.note = failure_note(rb);
-    } else if (fa && !fb) {
-      row.change = rb.status == Status::ok ? Change::fixed : Change::status_changed;
-      row.note = failure_note(ra);
-    } else if (fa && fb) {
-      row.change = Change::still_failing;
-      row.note = failure_note(rb);
-    } else if (ra.status != rb.status) {
-      row.change = Change::status_changed;
-      row.note = rb.status == Status::ok ? "" : (rb.reason.empty() ? failure_note(rb) : rb.reason);
-    } else if (ra.status != Status::ok) {
-      row.change = Change::same;  // both unavailable or skipped
-    } else if (const auto f = common_figure(ra, rb)) {
-      row.figure = f->name;
-      row.higher_is_better = f->higher_is_better;
-      row.a = f->a;
-      row.b = f->b;
-      row.relative = (f->b - f->a) / f->a;
-      row.threshold = std::max(options.min_change, riqr(ra.timing) + riqr(rb.timing));
-      if (options.floors) {
-        // Between-process noise: the floor of the result's class, for single
-        // runs or for medians of repeated runs; with repeated runs on both
-        // sides also twice their own spread between runs (heavier load than
-        // the floors were measured under).
-        // The class of the faster side, so that A -> B and B -> A get the
-        // same floor (a slowdown is judged by the baseline's class).
-        const Result& base =
-            row.figure == "median_us" && rb.timing->median_us < ra.timing->median_us ? rb : ra;
-        const NoiseFloor& nf = noise_floor_for(base);
-        const std::vector<double> va = repeat_values(ra, f->name), vb = repeat_values(rb, f->name);
-        const bool repeated = va.size() >= kRepeatedFloorRuns && vb.size() >= kRepeatedFloorRuns;
-        const std::string cls = fmt::format("{}/{}/{}", nf.device_class, to_string(nf.kind),
-                                            nf.size.empty() ? size_class_of(base) : std::string(nf.size));
-        if (repeated) {
-          const double own = 2 * (relative_range(va) + relative_range(vb));
-          row.floor = std::max(nf.repeated, own);
-          row.floor_source =
-              own > nf.repeated
-                  ? fmt::format("twice the spread between the runs ({} and {} runs)", va.size(), vb.size())
-                  : fmt::format("{}, medians of {} and {} runs", cls, va.size(), vb.size());
-        } else {
-          row.floor = nf.single;
-          row.floor_source = fmt::format("{}, single runs", cls);
-        }
-        row.threshold = std::max(row.threshold, row.floor);
-      }
-      row.speedup = f->higher_is_better ? f->b / f->a : f->a / f->b;
-      row.noisy = (ra.timing && ra.timing->noisy) || (rb.timing && rb.timing->noisy);
-      const bool above_peak =
-          (ra.roofline && ra.roofline->above_peak) || (rb.roofline && rb.roofline->above_peak);
-      // The rank test on the raw samples, where there are enough of them
-      // and they are the samples of the compared medians.
-      bool rank_says_same = false;
-      if (row.figure == "median_us") {
-        const std::vector<double> sa = samples_of(ra), sb = samples_of(rb);
-        if (mann_whitney_min_p(sa.size(), sb.size()) <= options.alpha) {
-          row.p_value = mann_whitney_p(sa, sb);
-          rank_says_same = row.p_value >= options.alpha;
-        }
-      }
-      // The size of the change, the same both ways: a 3x slowdown and a 3x
-      // speed-up are both 2 (|relative| of a speed-up never reaches 1, so a
-      // floor above 100% would hide every one).
-      const double effect = std::max(f->b / f->a, f->a / f->b) - 1;
-      if (effect <= row.threshold) {
-        row.change = Change::same;
-      } else if (rank_says_same) {
-        row.change = Change::same;
-        row.note = fmt::format(
-            "beyond the threshold, but the samples do not differ by rank (Mann-Whitney "
-            "p = {:.3g} >= {:.3g})",
-            row.p_value, options.alpha);
-      } else if (above_peak) {
-        // A figure above its peak is a likely timing error (or a cache-served
-        // working set): its change says nothing about the upgrade.
-        row.change = Change::not_comparable;
-        row.note = "a figure above its peak on one side (likely a timing error, or data served from cache)";
-      } else {
-        const bool better = f->higher_is_better ? row.relative > 0 : row.relative < 0;
-        row.change = better ? Change::faster : Change::slower;
-      }
-    } else {
-      row.change = Change::not_comparable;
-    }
-    c.results.push_back(std::move(row));
+    c.results.push_back(compare_result(ra, it == ib.end() ? nullptr : it->second, options));
   }
   for (const auto& rb : b.results) {
     if (ia.count(rb.key) || !seen.insert(rb.key).second) continue;
@@ -381,19 +425,7 @@ Comparison compare_reports(const Report& a, const Report& b, const CompareOption
     if (is_failure(rb.status)) row.note = failure_note(rb);
     c.results.push_back(std::move(row));
   }
-  // Whole kinds of result that A had on a device type and B has none of.
-  auto groups = [](const Report& r) {
-    std::set<std::string> g;
-    for (const auto& x : r.results) {
-      const std::string type = x.device.substr(0, x.device.find(':'));
-      g.insert(fmt::format("{} on {}", to_string(x.kind), type.empty() ? "?" : type));
-    }
-    return g;
-  };
-  const auto ga = groups(a), gb = groups(b);
-  for (const auto& g : ga) {
-    if (!gb.count(g)) c.lost.push_back(g);
-  }
+  c.lost = lost_groups(a, b);
   for (const auto& g : c.lost) c.notes.push_back(fmt::format("B has no {} results that A had: lost", g));
   return c;
 }

@@ -56,9 +56,11 @@ std::string min_driver(const EvalContext& c) {
   return c.f.os == "windows" ? c.driver_min->windows_min : c.driver_min->linux_min;
 }
 
-Tri eval(const json& cond, const EvalContext& c);
+namespace {
 
-Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
+/// The keys that compare a fact of the machine with the value given; nullopt
+/// for another key.
+std::optional<Tri> eval_fact_key(const std::string& key, const json& value, const EvalContext& c) {
   const MachineFacts& f = c.f;
   if (key == "vendor" || key == "backend" || key == "os") {
     const std::string& have = key == "vendor" ? f.vendor : key == "backend" ? f.backend : f.os;
@@ -123,6 +125,12 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     if (it != fields.end()) return tri(!(f.*(it->second)).empty());
     return tri(c.captures.count(name) > 0);
   }
+  return std::nullopt;
+}
+
+/// The keys on the values the log's message carried (`captures`); nullopt
+/// for another key.
+std::optional<Tri> eval_capture_key(const std::string& key, const json& value, const EvalContext& c) {
   if (key == "capture") {
     for (const auto& [name, re] : value.items()) {
       // The message is known in full: a value it does not carry makes the condition false.
@@ -141,87 +149,115 @@ Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
     if (!va || !vb) return Tri::U;
     return tri(*va > *vb);
   }
-  Tri result = Tri::U;
-  if (key == "integrated_and_discrete") {
-    if ((f.igpu && !*f.igpu) || (f.dgpu && !*f.dgpu)) {
-      result = Tri::F;
-    } else if (f.igpu && f.dgpu) {
-      result = Tri::T;
-    }
-  } else if (key == "override_set") {
-    result = tri_from(f.override_set);
-  } else if (key == "cpu_only_torch") {
-    result = tri_from(f.cpu_only_torch);
-  } else if (key == "cuda_older_than_arch") {
-    if (c.sm && !c.sm->min_cuda.empty() && !f.torch_cuda.empty()) {
-      result = tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
-    }
-  } else if (key == "wheel_lacks_arch") {
-    // The wheel table (kb/wheels.json) decides when it lists this torch
-    // build and the GPU's target is known. Otherwise: true when torch's CUDA
-    // and version fall in a range of official wheels that leave the GPU's
-    // architecture out; unknown without the sm, torch's CUDA, or (for a range
-    // that starts at some torch version) the version.
-    const std::optional<bool> runs = c.kb.tables.build_runs_on(f);
-    if (runs) {
-      result = tri(!*runs);
-    } else if (!c.kb.tables.rows_for(f).empty()) {
-      // The table lists this build but cannot say: its OS rows disagree and
-      // the OS is not known (torch 2.7's cu128 wheels hold sm_61 on Windows
-      // only), or the GPU's target is not known. The ranges below are coarser
-      // than the rows and must not overrule them.
+  return std::nullopt;
+}
+
+/// `wheel_lacks_arch`: the official torch wheel of this build leaves the
+/// GPU's architecture out.
+Tri wheel_lacks_arch(const EvalContext& c) {
+  const MachineFacts& f = c.f;
+  // The wheel table (kb/wheels.json) decides when it lists this torch
+  // build and the GPU's target is known. Otherwise: true when torch's CUDA
+  // and version fall in a range of official wheels that leave the GPU's
+  // architecture out; unknown without the sm, torch's CUDA, or (for a range
+  // that starts at some torch version) the version.
+  const std::optional<bool> runs = c.kb.tables.build_runs_on(f);
+  if (runs) return tri(!*runs);
+  if (!c.kb.tables.rows_for(f).empty()) {
+    // The table lists this build but cannot say: its OS rows disagree and
+    // the OS is not known (torch 2.7's cu128 wheels hold sm_61 on Windows
+    // only), or the GPU's target is not known. The ranges below are coarser
+    // than the rows and must not overrule them.
+    return Tri::U;
+  }
+  if (!c.sm || f.torch_cuda.empty()) return Tri::U;
+  Tri result = Tri::F;
+  for (const auto& w : c.sm->wheels_without) {
+    if (compare_versions(f.torch_cuda, w.cuda) < 0) continue;
+    if (f.torch_version.empty()) {
       result = Tri::U;
-    } else if (c.sm && !f.torch_cuda.empty()) {
-      result = Tri::F;
-      for (const auto& w : c.sm->wheels_without) {
-        if (compare_versions(f.torch_cuda, w.cuda) < 0) continue;
-        if (f.torch_version.empty()) {
-          result = Tri::U;
-        } else if (compare_versions(f.torch_version, w.torch) >= 0) {
-          result = Tri::T;
-          break;
-        }
-      }
+    } else if (compare_versions(f.torch_version, w.torch) >= 0) {
+      return Tri::T;
     }
-  } else if (key == "windows_hip_sdk") {
+  }
+  return result;
+}
+
+/// The derived facts ("override_set": true; false negates them); unknown
+/// for a key that is none of them.
+Tri eval_derived_key(const std::string& key, const json& value, const EvalContext& c) {
+  const MachineFacts& f = c.f;
+  if (key == "integrated_and_discrete") {
+    if ((f.igpu && !*f.igpu) || (f.dgpu && !*f.dgpu)) return Tri::F;
+    return f.igpu && f.dgpu ? Tri::T : Tri::U;
+  }
+  if (key == "override_set") return tri_from(f.override_set);
+  if (key == "cpu_only_torch") return tri_from(f.cpu_only_torch);
+  if (key == "cuda_older_than_arch") {
+    if (c.sm && !c.sm->min_cuda.empty() && !f.torch_cuda.empty()) {
+      return tri(compare_versions(f.torch_cuda, c.sm->min_cuda) < 0);
+    }
+    return Tri::U;
+  }
+  if (key == "wheel_lacks_arch") return wheel_lacks_arch(c);
+  if (key == "windows_hip_sdk") {
     // What AMD's HIP SDK for Windows enables for the GPU's target: "hip_sdk"
     // (runtime and libraries), "runtime" (HIP runtime only), "none"; a target
     // the table does not list counts as "none" (AMD: not listed = not supported).
     if (!f.gfx.empty() && f.gfx.find('x', 3) == std::string::npos && !c.kb.windows_hip_sdk.empty()) {
       const auto it = c.kb.windows_hip_sdk.find(f.gfx);
-      result = tri(matches_value(value, it == c.kb.windows_hip_sdk.end() ? "none" : it->second, false));
+      return tri(matches_value(value, it == c.kb.windows_hip_sdk.end() ? "none" : it->second, false));
     }
-  } else if (key == "therock_has_arch") {
+    return Tri::U;
+  }
+  if (key == "therock_has_arch") {
     // True when TheRock builds wheels for the GPU's gfx target on this OS.
     bool known = false;
     const TherockFamily* t = c.kb.tables.therock_family_for(f, &known);
-    if (known) result = tri(t != nullptr);
-  } else if (key == "driver_older_than_cuda") {
+    return known ? tri(t != nullptr) : Tri::U;
+  }
+  if (key == "driver_older_than_cuda") {
     const std::string need = min_driver(c);
-    if (!f.driver.empty() && !need.empty()) {
-      result = tri(compare_versions(f.driver, need) < 0);
-    } else if (!f.driver_cuda.empty() && !f.torch_cuda.empty()) {
-      result = tri(compare_versions(f.driver_cuda, f.torch_cuda) < 0);
+    if (!f.driver.empty() && !need.empty()) return tri(compare_versions(f.driver, need) < 0);
+    if (!f.driver_cuda.empty() && !f.torch_cuda.empty()) {
+      return tri(compare_versions(f.driver_cuda, f.torch_cuda) < 0);
     }
-  } else if (key == "all") {
-    result = Tri::T;
+    return Tri::U;
+  }
+  return Tri::U;
+}
+
+/// all / any / not over sub-conditions; nullopt for another key.
+std::optional<Tri> eval_combinator(const std::string& key, const json& value, const EvalContext& c) {
+  if (key == "all") {
+    Tri result = Tri::T;
     for (const auto& sub : value) {
       const Tri t = eval(sub, c);
       if (t == Tri::F) return Tri::F;
       if (t == Tri::U) result = Tri::U;
     }
     return result;
-  } else if (key == "any") {
-    result = Tri::F;
+  }
+  if (key == "any") {
+    Tri result = Tri::F;
     for (const auto& sub : value) {
       const Tri t = eval(sub, c);
       if (t == Tri::T) return Tri::T;
       if (t == Tri::U) result = Tri::U;
     }
     return result;
-  } else if (key == "not") {
-    return tri_not(eval(value, c));
   }
+  if (key == "not") return tri_not(eval(value, c));
+  return std::nullopt;
+}
+
+}  // namespace
+
+Tri eval_key(const std::string& key, const json& value, const EvalContext& c) {
+  if (const auto t = eval_fact_key(key, value, c)) return *t;
+  if (const auto t = eval_capture_key(key, value, c)) return *t;
+  if (const auto t = eval_combinator(key, value, c)) return *t;
+  const Tri result = eval_derived_key(key, value, c);
   if (value.is_boolean() && !value.get<bool>()) return tri_not(result);
   return result;
 }

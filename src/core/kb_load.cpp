@@ -166,6 +166,153 @@ std::vector<fs::path> error_files(const fs::path& root) {
   return out;
 }
 
+namespace {
+
+/// Runs `step` on one kb file, turning a json error (a missing key, a wrong
+/// type) into a KbError that names the file.
+template <typename Step>
+void in_kb_file(const fs::path& path, Step&& step) {
+  try {
+    step();
+  } catch (const json::exception& ex) {
+    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
+  }
+}
+
+void load_hints(const json& doc, const std::string& file, KbData& kb) {
+  if (!doc.contains("hints")) return;
+  for (const auto& h : doc.at("hints")) {
+    Hint hint;
+    hint.id = h.at("id").get<std::string>();
+    const std::string where = fmt::format("{} hint {}", file, hint.id);
+    for (const auto& p : string_list(h, "patterns", where)) hint.patterns.push_back(compile(p, where));
+    for (const auto& p : string_list(h, "window_patterns", where))
+      hint.window_patterns.push_back(compile(p, where));
+    kb.hints.push_back(std::move(hint));
+  }
+}
+
+void load_facts(const json& doc, const std::string& file, KbData& kb) {
+  if (!doc.contains("facts")) return;
+  for (const auto& f : doc.at("facts")) {
+    FactPattern fp;
+    const std::string pattern = f.at("pattern").get<std::string>();
+    const std::string where = fmt::format("{} fact '{}'", file, pattern);
+    fp.re = compile(pattern, where);
+    for (const auto& [name, idx] : fp.re->NamedCapturingGroups()) {
+      (void)idx;
+      if (!fact_names().count(name)) throw KbError(fmt::format("{}: unknown fact name '{}'", where, name));
+    }
+    if (f.contains("set")) {
+      for (const auto& [k, v] : f.at("set").items()) {
+        if (!fact_names().count(k)) throw KbError(fmt::format("{}: unknown fact name '{}'", where, k));
+        fp.set[k] = v.get<std::string>();
+      }
+    }
+    kb.facts.push_back(std::move(fp));
+  }
+}
+
+void load_fix_sets(const json& doc, const std::string& file, KbData& kb) {
+  if (!doc.contains("fix_sets")) return;
+  for (const auto& [name, arr] : doc.at("fix_sets").items()) {
+    kb.fix_sets[name] = load_variants(arr, kb, fmt::format("{} fix set {}", file, name));
+  }
+}
+
+/// An entry's texts, severity, priority and status.
+void read_entry_meta(const json& e, const std::string& where, ErrorEntry& entry) {
+  entry.title = e.value("title", "");
+  entry.cause = e.value("cause", "");
+  entry.fix = e.value("fix", "");
+  entry.reference = e.value("reference", "");
+  entry.severity = e.value("severity", "error");
+  if (entry.severity != "error" && entry.severity != "warning" && entry.severity != "info") {
+    throw KbError(fmt::format("{}: severity must be error, warning or info", where));
+  }
+  entry.priority = e.value("priority", 50.0);
+  const auto status = status_from_string(e.value("status", "error"));
+  if (!status || (*status != Status::error && *status != Status::unavailable)) {
+    throw KbError(
+        fmt::format("{}: status must be error or unavailable (what an operator check that fails "
+                    "with this message becomes)",
+                    where));
+  }
+  entry.status = *status;
+}
+
+/// An entry's patterns: of a line, of a window of lines, and `unless`.
+void read_entry_patterns(const json& e, const std::string& where, ErrorEntry& entry) {
+  for (const auto& p : string_list(e, "patterns", where)) {
+    entry.patterns.push_back(compile(p, where));
+    check_captures(*entry.patterns.back(), where);
+  }
+  for (const auto& p : string_list(e, "window_patterns", where)) {
+    entry.window_patterns.push_back(compile(p, where));
+    check_captures(*entry.window_patterns.back(), where);
+  }
+  if (entry.patterns.empty() && entry.window_patterns.empty()) {
+    throw KbError(fmt::format("{}: no patterns", where));
+  }
+  for (const auto& p : string_list(e, "unless", where)) entry.unless.push_back(compile(p, where));
+}
+
+/// An entry's fix: one text, conditional fixes, or a shared fix set.
+void read_entry_fixes(const json& e, const std::string& where, KbData& kb, ErrorEntry& entry) {
+  if (e.contains("fixes")) entry.variants = load_variants(e.at("fixes"), kb, where);
+  entry.fix_set = e.value("fix_set", "");
+  if (!entry.fix_set.empty() && !kb.fix_sets.count(entry.fix_set)) {
+    throw KbError(fmt::format("{}: unknown fix_set '{}'", where, entry.fix_set));
+  }
+  if (entry.fix.empty() && entry.variants.empty() && entry.fix_set.empty()) {
+    throw KbError(fmt::format("{}: needs 'fix', 'fixes' or 'fix_set'", where));
+  }
+}
+
+/// The rest: examples, what the entry suppresses, whether it is evidence,
+/// and where an operator check it matches ran.
+void read_entry_rest(const json& e, const std::string& where, ErrorEntry& entry) {
+  entry.examples = string_list(e, "examples", where);
+  entry.suppresses = string_list(e, "suppresses", where);
+  entry.evidence = e.value("evidence", false);
+  entry.check_where = e.value("check_where", "");
+  if (!entry.check_where.empty() && entry.check_where != "cpu_fallback") {
+    throw KbError(
+        fmt::format("{}: check_where must be cpu_fallback (what an operator check whose "
+                    "warning matches this entry shows as where it ran)",
+                    where));
+  }
+  if (!entry.check_where.empty() &&
+      (entry.patterns.empty() || entry.patterns.front()->NamedCapturingGroups().count("op") == 0)) {
+    throw KbError(fmt::format("{}: check_where needs an (?P<op>...) capture in its first pattern", where));
+  }
+  if (entry.evidence && std::none_of(entry.variants.begin(), entry.variants.end(),
+                                     [](const Variant& v) { return !v.fallback; })) {
+    throw KbError(fmt::format("{}: an evidence entry needs conditional (non-fallback) fixes", where));
+  }
+}
+
+/// The entries of one file; `ids` (id -> file) keeps ids unique across files.
+void load_entries(const json& doc, const std::string& file, KbData& kb,
+                  std::map<std::string, std::string>& ids) {
+  if (!doc.contains("errors")) return;
+  for (const auto& e : doc.at("errors")) {
+    ErrorEntry entry;
+    entry.id = e.at("id").get<std::string>();
+    const std::string where = fmt::format("{} entry {}", file, entry.id);
+    if (const auto [it, fresh] = ids.emplace(entry.id, file); !fresh) {
+      throw KbError(fmt::format("{}: duplicate id (also in {})", where, it->second));
+    }
+    read_entry_meta(e, where, entry);
+    read_entry_patterns(e, where, entry);
+    read_entry_fixes(e, where, kb, entry);
+    read_entry_rest(e, where, entry);
+    kb.errors.push_back(std::move(entry));
+  }
+}
+
+}  // namespace
+
 /// Loads every error file as one knowledge base: the hints, facts and fix
 /// sets of all files first (an entry may use a hint or fix set of another
 /// file), then the entries; ids are unique across files.
@@ -173,135 +320,29 @@ void load_errors(const std::vector<fs::path>& paths, KbData& kb) {
   std::vector<json> docs;
   docs.reserve(paths.size());
   for (const auto& path : paths) docs.push_back(read_json_file(path));
-  // Pass 0: hints and facts; pass 1: fix sets (their conditions name hints).
-  for (std::size_t k = 0; k < 2 * paths.size(); ++k) {
-    const std::size_t i = k % paths.size();
-    const bool first_pass = k < paths.size();
-    const json& doc = docs[i];
-    const std::string file = paths[i].filename().string();
-    try {
-      if (!doc.is_object()) throw KbError(fmt::format("{}: the file must hold a JSON object", file));
-      if (first_pass && doc.contains("hints")) {
-        for (const auto& h : doc.at("hints")) {
-          Hint hint;
-          hint.id = h.at("id").get<std::string>();
-          const std::string where = fmt::format("{} hint {}", file, hint.id);
-          for (const auto& p : string_list(h, "patterns", where)) hint.patterns.push_back(compile(p, where));
-          for (const auto& p : string_list(h, "window_patterns", where))
-            hint.window_patterns.push_back(compile(p, where));
-          kb.hints.push_back(std::move(hint));
-        }
-      }
-      if (first_pass && doc.contains("facts")) {
-        for (const auto& f : doc.at("facts")) {
-          FactPattern fp;
-          const std::string pattern = f.at("pattern").get<std::string>();
-          const std::string where = fmt::format("{} fact '{}'", file, pattern);
-          fp.re = compile(pattern, where);
-          for (const auto& [name, idx] : fp.re->NamedCapturingGroups()) {
-            (void)idx;
-            if (!fact_names().count(name))
-              throw KbError(fmt::format("{}: unknown fact name '{}'", where, name));
-          }
-          if (f.contains("set")) {
-            for (const auto& [k, v] : f.at("set").items()) {
-              if (!fact_names().count(k)) throw KbError(fmt::format("{}: unknown fact name '{}'", where, k));
-              fp.set[k] = v.get<std::string>();
-            }
-          }
-          kb.facts.push_back(std::move(fp));
-        }
-      }
-      if (!first_pass && doc.contains("fix_sets")) {
-        for (const auto& [name, arr] : doc.at("fix_sets").items()) {
-          kb.fix_sets[name] = load_variants(arr, kb, fmt::format("{} fix set {}", file, name));
-        }
-      }
-    } catch (const json::exception& ex) {
-      throw KbError(fmt::format("kb file {}: {}", paths[i].string(), ex.what()));
-    }
+  const auto file_of = [&](std::size_t i) { return paths[i].filename().string(); };
+  // Hints and facts first, then fix sets (their conditions name hints).
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    in_kb_file(paths[i], [&] {
+      if (!docs[i].is_object())
+        throw KbError(fmt::format("{}: the file must hold a JSON object", file_of(i)));
+      load_hints(docs[i], file_of(i), kb);
+      load_facts(docs[i], file_of(i), kb);
+    });
+  }
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    in_kb_file(paths[i], [&] { load_fix_sets(docs[i], file_of(i), kb); });
   }
   std::map<std::string, std::string> ids;  // id -> file
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    const json& doc = docs[i];
-    const std::string file = paths[i].filename().string();
-    try {
-      if (!doc.contains("errors")) continue;
-      for (const auto& e : doc.at("errors")) {
-        ErrorEntry entry;
-        entry.id = e.at("id").get<std::string>();
-        const std::string where = fmt::format("{} entry {}", file, entry.id);
-        if (const auto [it, fresh] = ids.emplace(entry.id, file); !fresh) {
-          throw KbError(fmt::format("{}: duplicate id (also in {})", where, it->second));
-        }
-        entry.title = e.value("title", "");
-        entry.cause = e.value("cause", "");
-        entry.fix = e.value("fix", "");
-        entry.reference = e.value("reference", "");
-        entry.severity = e.value("severity", "error");
-        if (entry.severity != "error" && entry.severity != "warning" && entry.severity != "info") {
-          throw KbError(fmt::format("{}: severity must be error, warning or info", where));
-        }
-        entry.priority = e.value("priority", 50.0);
-        const auto status = status_from_string(e.value("status", "error"));
-        if (!status || (*status != Status::error && *status != Status::unavailable)) {
-          throw KbError(
-              fmt::format("{}: status must be error or unavailable (what an operator check that fails "
-                          "with this message becomes)",
-                          where));
-        }
-        entry.status = *status;
-        for (const auto& p : string_list(e, "patterns", where)) {
-          entry.patterns.push_back(compile(p, where));
-          check_captures(*entry.patterns.back(), where);
-        }
-        for (const auto& p : string_list(e, "window_patterns", where)) {
-          entry.window_patterns.push_back(compile(p, where));
-          check_captures(*entry.window_patterns.back(), where);
-        }
-        if (entry.patterns.empty() && entry.window_patterns.empty()) {
-          throw KbError(fmt::format("{}: no patterns", where));
-        }
-        for (const auto& p : string_list(e, "unless", where)) entry.unless.push_back(compile(p, where));
-        if (e.contains("fixes")) entry.variants = load_variants(e.at("fixes"), kb, where);
-        entry.fix_set = e.value("fix_set", "");
-        if (!entry.fix_set.empty() && !kb.fix_sets.count(entry.fix_set)) {
-          throw KbError(fmt::format("{}: unknown fix_set '{}'", where, entry.fix_set));
-        }
-        if (entry.fix.empty() && entry.variants.empty() && entry.fix_set.empty()) {
-          throw KbError(fmt::format("{}: needs 'fix', 'fixes' or 'fix_set'", where));
-        }
-        entry.examples = string_list(e, "examples", where);
-        entry.suppresses = string_list(e, "suppresses", where);
-        entry.evidence = e.value("evidence", false);
-        entry.check_where = e.value("check_where", "");
-        if (!entry.check_where.empty() && entry.check_where != "cpu_fallback") {
-          throw KbError(
-              fmt::format("{}: check_where must be cpu_fallback (what an operator check whose "
-                          "warning matches this entry shows as where it ran)",
-                          where));
-        }
-        if (!entry.check_where.empty() &&
-            (entry.patterns.empty() || entry.patterns.front()->NamedCapturingGroups().count("op") == 0)) {
-          throw KbError(
-              fmt::format("{}: check_where needs an (?P<op>...) capture in its first pattern", where));
-        }
-        if (entry.evidence && std::none_of(entry.variants.begin(), entry.variants.end(),
-                                           [](const Variant& v) { return !v.fallback; })) {
-          throw KbError(fmt::format("{}: an evidence entry needs conditional (non-fallback) fixes", where));
-        }
-        kb.errors.push_back(std::move(entry));
-      }
-    } catch (const json::exception& ex) {
-      throw KbError(fmt::format("kb file {}: {}", paths[i].string(), ex.what()));
-    }
+    in_kb_file(paths[i], [&] { load_entries(docs[i], file_of(i), kb, ids); });
   }
 }
 
 void load_arch(const fs::path& path, KbData& kb) {
   const json doc = read_json_file(path);
   const std::string file = path.filename().string();
-  try {
+  in_kb_file(path, [&] {
     for (const auto& [target, g] : doc.at("gfx").items()) {
       GfxArch a;
       a.target = target;
@@ -379,9 +420,7 @@ void load_arch(const fs::path& path, KbData& kb) {
             {compile(pattern, fmt::format("{} gpu_names", file)), n.at("arch").get<std::string>()});
       }
     }
-  } catch (const json::exception& ex) {
-    throw KbError(fmt::format("kb file {}: {}", path.string(), ex.what()));
-  }
+  });
 }
 
 void load_wheels(const fs::path& path, KbData& kb) {

@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
+#include "core/kb.hpp"
 #include "core/peaks_detail.hpp"
 #include "core/strings.hpp"
 
@@ -31,6 +34,21 @@ Peak unknown_peak(std::string unit, std::string why) {
   p.basis = "unknown";
   p.source = std::move(why);
   return p;
+}
+
+std::string read_kb_file(const std::string& kb_dir, const char* name, std::string& path) {
+  path = (std::filesystem::path(kb_dir) / name).string();
+  auto text = read_file(path);
+  if (!text) throw KbError(fmt::format("cannot read kb file {}", path));
+  return std::move(*text);
+}
+
+json parse_kb_json(const std::string& text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
+    throw KbError(fmt::format("kb file {} is not valid JSON: {}", origin, e.what()));
+  }
 }
 
 /// The estimate's common tail: "units x ... x clock = result".
@@ -71,10 +89,10 @@ std::string peak_unit(std::string_view dtype) {
 
 Peak device_compute_peak(const GpuPeakTable& table, const GpuProperties& gpu, std::string_view dtype) {
   const auto row = table.lookup(gpu.name, gpu.arch, DeviceHints{gpu.multiprocessors, gpu.memory_bytes});
-  if (!row) return compute_peak(gpu, dtype);
+  if (!row) return compute_peak(table.rates(), gpu, dtype);
   Peak p = compute_peak(*row, dtype);
   if (p.known()) return p;
-  Peak e = compute_peak(gpu, dtype);
+  Peak e = compute_peak(table.rates(), gpu, dtype);
   if (e.known()) {
     e.source = fmt::format("{} (no datasheet figure: {})", e.source, p.source);
     return e;

@@ -12,7 +12,9 @@
 //
 // Pure core code: no torch, no platform layer. Inputs to the estimates come
 // as plain structs (GpuProperties, CpuProperties) that the engine fills from
-// torch, NVML or the KFD. Formats and formulas: docs/roofline.md.
+// torch, NVML or the KFD; the per-architecture rates they multiply are data
+// (kb/arch.json `peak_rates`, core/peaks_rates.hpp). Formats and formulas:
+// docs/roofline.md.
 #pragma once
 
 #include <map>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "core/gpu_cache.hpp"
+#include "core/peaks_rates.hpp"
 
 namespace accel {
 
@@ -103,11 +106,14 @@ struct DeviceHints {
 
 class GpuPeakTable {
  public:
-  /// Loads `gpus.json` from a kb directory. Throws KbError (core/kb.hpp) when
-  /// the file is missing, is not JSON, a row is malformed, or a pattern is
-  /// not a valid RE2 expression; the message names the file and the row.
+  /// Loads `gpus.json` from a kb directory, and the rates of the estimates
+  /// from its `arch.json` (`peak_rates`, PeakRates::load). Throws KbError
+  /// (core/kb.hpp) when a file is missing, is not JSON, a row is malformed
+  /// or has no source, or a pattern is not a valid RE2 expression; the
+  /// message names the file and the row.
   static GpuPeakTable load(const std::string& kb_dir);
-  /// The same from text; `origin` names it in error messages.
+  /// The rows from the text of a gpus.json (no rates: estimates through
+  /// this table are unknown); `origin` names it in error messages.
   static GpuPeakTable parse(const std::string& text, const std::string& origin);
 
   GpuPeakTable();
@@ -127,6 +133,8 @@ class GpuPeakTable {
                                    const DeviceHints& hints = {}) const;
 
   const std::vector<GpuPeakRow>& rows() const;
+  /// The per-architecture rates the estimates use (empty after parse()).
+  const PeakRates& rates() const;
 
  private:
   struct Impl;
@@ -171,26 +179,24 @@ struct CpuProperties {
       simd;  ///< /proc/cpuinfo flag names: "avx2", "fma", "avx512f", "amx_bf16", "asimd", ...
 };
 
-/// Estimated compute peak of a GPU from its properties, or unknown with the
-/// reason. NVIDIA: SMs x FP32 lanes/SM (by compute capability) x 2 x clock;
-/// tensor dtypes only for sm_70, sm_80 and sm_90 (per-SM rates from NVIDIA's
-/// whitepapers); AMD: CUs x per-CU rate of the gfx family x clock; Intel:
-/// EUs x lanes x 2 x clock (fp32 only). docs/roofline.md lists the tables.
-Peak compute_peak(const GpuProperties& gpu, std::string_view dtype);
+/// Estimated compute peak of a GPU from its properties and the rates, or
+/// unknown with the reason. NVIDIA: SMs x FP32 lanes/SM (by compute
+/// capability) x 2 x clock; tensor dtypes only where the rates have a
+/// per-SM row (sm_70, sm_80, sm_90, from NVIDIA's whitepapers); AMD: CUs x
+/// per-CU rate of the gfx family x clock; Intel: EUs x lanes x 2 x clock
+/// (fp32 only). The rates: kb/arch.json `peak_rates` (docs/roofline.md).
+Peak compute_peak(const PeakRates& rates, const GpuProperties& gpu, std::string_view dtype);
 /// Estimated memory bandwidth: memory clock x transfers/clock x bus width / 8,
 /// unknown when an input is missing.
 Peak memory_bandwidth_peak(const GpuProperties& gpu);
 
-/// Estimated CPU compute peak: physical cores x max clock x FLOP/cycle/core
-/// from the SIMD flags (AVX-512 64, AVX2+FMA 32, AVX 16, SSE 8 fp32 FLOP/cycle,
-/// fp64 half; bf16 2x fp32 with avx512_bf16, 1024 with amx_bf16; ...), the
-/// assumptions written into the source. Unknown without cores, clock or flags.
-Peak compute_peak(const CpuProperties& cpu, std::string_view dtype);
-
-/// The FP32 lanes per SM of an NVIDIA compute capability, from the CUDA C++
-/// Programming Guide, "Arithmetic Instructions" throughput table (32-bit
-/// floating-point add, multiply, multiply-add). nullopt for one not listed.
-std::optional<int> nvidia_fp32_lanes_per_sm(std::string_view arch);
+/// Estimated CPU compute peak: physical cores x max clock x FLOP/cycle/core,
+/// the first row of the rates' `cpu` table for the dtype whose SIMD flags
+/// the CPU has (AVX-512 64, AVX2+FMA 32, AVX 16, SSE 8 fp32 FLOP/cycle, fp64
+/// half; bf16 2x fp32 with avx512_bf16, 1024 with amx_bf16; ...), the
+/// assumptions and sources written into the peak's source. bf16/fp16 without
+/// a row: the fp32 rate, emulated. Unknown without cores, clock or flags.
+Peak compute_peak(const PeakRates& rates, const CpuProperties& cpu, std::string_view dtype);
 
 /// Whether a GPU arch has TF32 matrix math, which `bench`'s tf32 GEMM rows
 /// need: NVIDIA compute capability 8.0 (Ampere) and newer, in any spelling
@@ -201,7 +207,7 @@ std::optional<int> nvidia_fp32_lanes_per_sm(std::string_view arch);
 bool arch_has_tf32(std::string_view arch);
 
 /// Row lookup, then the datasheet figure; when the table has no row or the
-/// row has no figure for the dtype, the estimate.
+/// row has no figure for the dtype, the estimate (with the table's rates).
 Peak device_compute_peak(const GpuPeakTable& table, const GpuProperties& gpu, std::string_view dtype);
 Peak device_bandwidth_peak(const GpuPeakTable& table, const GpuProperties& gpu);
 

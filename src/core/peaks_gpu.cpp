@@ -1,6 +1,7 @@
-// Hardware peaks estimated from a GPU's properties: per-architecture lanes
-// (NVIDIA by compute capability, AMD by gfx family, Intel by EU) x units x
-// clock. Formulas and their sources: docs/roofline.md.
+// Hardware peaks estimated from a GPU's properties: units x clock x the
+// per-architecture rates of kb/arch.json `peak_rates` (NVIDIA by compute
+// capability, AMD by gfx family, Intel by EU; PeakRates). Formulas and their
+// sources: docs/roofline.md.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -19,181 +20,7 @@ using peaks_detail::unknown_peak;
 
 namespace {
 
-// ---------------------------------------------------------------- NVIDIA tables
-
-/// "sm_90", "sm90", "sm_90a", "compute_90", "9.0", "90" -> 90; 0 when not one.
-int parse_compute_capability(std::string_view arch) {
-  std::string s = lower(arch);
-  for (const char* prefix : {"sm_", "sm", "compute_"}) {
-    if (s.rfind(prefix, 0) == 0) {
-      s = s.substr(std::string_view(prefix).size());
-      break;
-    }
-  }
-  const auto dot = s.find('.');
-  auto digits = [](std::string_view t) {
-    int v = 0, n = 0;
-    for (char c : t) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) break;
-      v = v * 10 + (c - '0');
-      ++n;
-    }
-    return n == 0 ? -1 : v;
-  };
-  if (dot != std::string::npos) {
-    const int major = digits(std::string_view(s).substr(0, dot));
-    const int minor = digits(std::string_view(s).substr(dot + 1));
-    if (major < 0 || minor < 0 || minor > 9) return 0;
-    return major * 10 + minor;
-  }
-  const int cc = digits(s);
-  return cc < 10 ? 0 : cc;
-}
-
-/// Per-SM rates of the tensor cores, dense, FLOP (or int8 ops) per clock,
-/// where one is justified for every product of the architecture:
-///   sm_70: V100 whitepaper, 8 tensor cores x 64 FP16 FMA per SM (FP32 accumulate at full rate)
-///   sm_80: A100 whitepaper, 1024 FP16/BF16 FMA, 512 TF32 FMA, 2048 INT8 MAC, 64 FP64 FMA per SM
-///   sm_90: H100 whitepaper, twice the A100 SM's dense MMA rate clock for clock
-/// sm_75/86/89/120 are left out: GeForce parts run FP32 accumulate at half
-/// the rate of the data-center parts of the same architecture, so no single
-/// per-SM figure is right.
-std::optional<double> nvidia_tensor_per_sm(int cc, const std::string& dtype, std::string* basis) {
-  struct Rate {
-    int cc;
-    const char* dtype;
-    double per_clock;
-  };
-  static const Rate kRates[] = {
-      {70, "fp16", 1024}, {80, "fp16", 2048}, {80, "bf16", 2048}, {80, "tf32", 1024},
-      {80, "int8", 4096}, {80, "fp64", 128},  {90, "fp16", 4096}, {90, "bf16", 4096},
-      {90, "tf32", 2048}, {90, "int8", 8192}, {90, "fp64", 256},
-  };
-  for (const auto& r : kRates) {
-    if (r.cc == cc && dtype == r.dtype) {
-      *basis = cc == 70   ? "NVIDIA Tesla V100 GPU architecture whitepaper"
-               : cc == 80 ? "NVIDIA A100 Tensor Core GPU architecture whitepaper"
-                          : "NVIDIA H100 Tensor Core GPU architecture whitepaper";
-      return r.per_clock;
-    }
-  }
-  return std::nullopt;
-}
-
-/// FP64 results per clock per SM (CUDA C++ Programming Guide, Arithmetic
-/// Instructions), only where FP64 is a meaningful ceiling (1/2 of FP32).
-std::optional<int> nvidia_fp64_lanes_per_sm(int cc) {
-  switch (cc) {
-    case 60:
-    case 70:
-    case 80:
-      return 32;
-    case 90:
-      return 64;
-    default:
-      return std::nullopt;
-  }
-}
-
-// ---------------------------------------------------------------- AMD tables
-
-struct AmdFamily {
-  const char* name;
-  double fp32;         ///< vector FP32 FLOP/clock/CU (with dual-issue / packed where AMD counts it)
-  double fp32_matrix;  ///< 0: none
-  double fp64;
-  double fp64_matrix;
-  double tf32;
-  double fp16;
-  double bf16;  ///< 0: none (emulated in fp32)
-  double int8;
-  const char* fp32_note;
-  const char* fp16_how;
-  const char* int8_how;
-  const char* source;
-};
-
-/// Per-CU rates (FLOP or int8 ops per clock per CU, dense) of each gfx family.
-std::optional<AmdFamily> amd_family(std::string_view arch) {
-  const std::string a = lower(arch);
-  auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
-  static const char* kRdnaSource =
-      "AMD GPUOpen, 'Using the Matrix Cores of AMD RDNA 4 architecture GPUs' (FLOPS/clock/CU table)";
-  static const char* kCdnaSource =
-      "AMD lab notes 'AMD matrix cores' (FLOPS/clock/CU tables) and the AMD Instinct specifications";
-  if (starts("gfx101")) {
-    return AmdFamily{
-        "RDNA1", 128,        0, 0, 0, 0, 256, 0, 0, "64 lanes x 2 FLOP/FMA", "packed math, no matrix units",
-        "",      kRdnaSource};
-  }
-  if (starts("gfx103")) {
-    return AmdFamily{"RDNA2",
-                     128,
-                     0,
-                     0,
-                     0,
-                     0,
-                     256,
-                     0,
-                     512,
-                     "64 lanes x 2 FLOP/FMA",
-                     "packed math, no matrix units",
-                     "v_dot4_i32_i8 dot instructions",
-                     kRdnaSource};
-  }
-  if (starts("gfx11")) {
-    return AmdFamily{
-        "RDNA3",    256,
-        0,          0,
-        0,          0,
-        512,        512,
-        512,        "64 lanes x 2 FLOP/FMA x 2 (RDNA3 dual-issue; single-issue code reaches half)",
-        "WMMA",     "WMMA",
-        kRdnaSource};
-  }
-  if (starts("gfx12")) {
-    return AmdFamily{"RDNA4",    256,
-                     0,          0,
-                     0,          0,
-                     1024,       1024,
-                     2048,       "64 lanes x 2 FLOP/FMA x 2 (dual-issue; single-issue code reaches half)",
-                     "WMMA",     "WMMA",
-                     kRdnaSource};
-  }
-  if (a == "gfx908") {
-    return AmdFamily{"CDNA1", 128,    256,        64, 0, 0, 1024, 512, 1024, "64 lanes x 2 FLOP/FMA",
-                     "MFMA",  "MFMA", kCdnaSource};
-  }
-  if (a == "gfx90a") {
-    return AmdFamily{"CDNA2", 128,    256,        128, 256, 0, 1024, 1024, 1024, "64 lanes x 2 FLOP/FMA",
-                     "MFMA",  "MFMA", kCdnaSource};
-  }
-  if (a == "gfx940" || a == "gfx941" || a == "gfx942") {
-    return AmdFamily{"CDNA3",    256,
-                     256,        128,
-                     256,        1024,
-                     2048,       2048,
-                     4096,       "64 lanes x 2 FLOP/FMA x 2 (packed FP32, as AMD counts its vector peak)",
-                     "MFMA",     "MFMA",
-                     kCdnaSource};
-  }
-  return std::nullopt;
-}
-
-// ---------------------------------------------------------------- Intel
-
-/// FP32 lanes per EU/XVE of an Intel GPU architecture name.
-std::optional<int> intel_lanes_per_eu(std::string_view arch) {
-  if (contains_ci(arch, "xe2") || contains_ci(arch, "bmg") || contains_ci(arch, "battlemage") ||
-      contains_ci(arch, "lnl") || contains_ci(arch, "xe-hpc") || contains_ci(arch, "pvc")) {
-    return 16;
-  }
-  if (contains_ci(arch, "xe-hpg") || contains_ci(arch, "dg2") || contains_ci(arch, "alchemist") ||
-      contains_ci(arch, "acm") || contains_ci(arch, "xe-lp") || contains_ci(arch, "xe-lpg")) {
-    return 8;
-  }
-  return std::nullopt;
-}
+using peaks_detail::parse_compute_capability;
 
 std::string infer_vendor(const GpuProperties& g) {
   if (!g.vendor.empty()) return lower(g.vendor);
@@ -209,6 +36,157 @@ std::string infer_vendor(const GpuProperties& g) {
   return "";
 }
 
+/// What every estimate needs: the device, its unit count and clock, and the
+/// dtype asked for.
+struct Ask {
+  const PeakRates& rates;
+  const GpuProperties& g;
+  std::string dtype;
+  std::string unit;
+  std::string who;
+  std::vector<std::string> missing;  ///< inputs the formula lacks
+
+  Ask(const PeakRates& r, const GpuProperties& gpu, std::string d)
+      : rates(r), g(gpu), dtype(std::move(d)), unit(peak_unit(dtype)) {
+    who = g.name.empty() ? std::string("this GPU") : g.name;
+    if (!g.multiprocessors || *g.multiprocessors <= 0) missing.emplace_back("multiprocessor count");
+    if (!g.max_clock_mhz || !(*g.max_clock_mhz > 0) || !std::isfinite(*g.max_clock_mhz)) {
+      missing.emplace_back("max clock");
+    }
+  }
+  Peak lacking_inputs() const {
+    std::string s;
+    for (const auto& m : missing) s += (s.empty() ? "" : ", ") + m;
+    return unknown_peak(unit, fmt::format("{}: cannot estimate without {}", who, s));
+  }
+  double units() const { return *g.multiprocessors; }
+  double mhz() const { return *g.max_clock_mhz; }
+};
+
+// ---------------------------------------------------------------- NVIDIA
+
+Peak nvidia_estimate(const Ask& a) {
+  const int cc = parse_compute_capability(a.g.arch);
+  const auto lanes = a.rates.nvidia_fp32_lanes_per_sm(a.g.arch);
+  if (!lanes) {
+    return unknown_peak(a.unit, fmt::format("{}: compute capability '{}' is not in the FP32 throughput table",
+                                            a.who, a.g.arch));
+  }
+  if (!a.missing.empty()) return a.lacking_inputs();
+  const double sms = a.units(), mhz = a.mhz();
+  const std::string arch = fmt::format("sm_{}", cc);
+  auto lanes_formula = [&](int n, const char* what, const std::string& source) {
+    return estimate(sms * n * 2 * mhz / 1e6, a.unit,
+                    fmt::format("{} SMs x {} {} lanes/SM ({}, {}) x 2 FLOP/FMA x {} MHz (max SM clock)",
+                                num(sms), n, what, arch, source, num(mhz)),
+                    mhz);
+  };
+  auto fp32 = [&] { return lanes_formula(*lanes, "FP32", a.rates.nvidia_fp32.source); };
+  if (a.dtype == "fp32") return fp32();
+  if (const NvidiaTensorRates* t = a.rates.nvidia_tensor_rates(cc)) {
+    if (auto it = t->per_clock.find(a.dtype); it != t->per_clock.end()) {
+      const std::string what = a.dtype == "int8" ? "int8 ops" : "FLOP";
+      return estimate(
+          sms * it->second * mhz / 1e6, a.unit,
+          fmt::format("{} SMs x {} dense {} tensor-core {}/clock/SM ({}, {}) x {} MHz (max SM clock)",
+                      num(sms), num(it->second), a.dtype, what, arch, t->source, num(mhz)),
+          mhz);
+    }
+  }
+  if (a.dtype == "fp64") {
+    if (auto l64 = a.rates.nvidia_fp64_lanes_per_sm(cc))
+      return lanes_formula(*l64, "FP64", a.rates.nvidia_fp64.source);
+  }
+  if (a.dtype == "tf32" && cc < 80) {
+    Peak p = fp32();
+    p.source = "no TF32 before sm_80: fp32 matmuls run in fp32; " + p.source;
+    return p;
+  }
+  return unknown_peak(a.unit,
+                      fmt::format("{}: no per-SM {} rate that holds for every {} product (GeForce and "
+                                  "data-center parts differ); unknown",
+                                  a.who, a.dtype, arch));
+}
+
+// ---------------------------------------------------------------- AMD
+
+/// A gfx target with no family row: only fp32, as 64 lanes x 2 FLOP/FMA
+/// per CU (the narrowest count of every GCN/RDNA/CDNA CU).
+Peak amd_unknown_family(const Ask& a) {
+  if (a.dtype != "fp32") {
+    return unknown_peak(a.unit, fmt::format("{}: gfx target '{}' has no per-CU {} rate in accel-doctor",
+                                            a.who, a.g.arch, a.dtype));
+  }
+  return estimate(a.units() * 128 * a.mhz() / 1e6, a.unit,
+                  fmt::format("{} CUs x 64 lanes x 2 FLOP/FMA x {} MHz (max engine clock; gfx target '{}' "
+                              "unknown: packed or dual-issue FP32, if any, not counted)",
+                              num(a.units()), num(a.mhz()), a.g.arch.empty() ? "?" : a.g.arch),
+                  a.mhz());
+}
+
+Peak amd_estimate(const Ask& a) {
+  const AmdFamilyRates* fam = a.rates.amd_family(a.g.arch);
+  if (!a.missing.empty()) return a.lacking_inputs();
+  if (!fam) return amd_unknown_family(a);
+  const double cus = a.units(), mhz = a.mhz();
+  auto per_cu = [&](double per, const std::string& what, const std::string& how) {
+    return estimate(cus * per * mhz / 1e6, a.unit,
+                    fmt::format("{} CUs x {} {}/clock/CU ({} {}, {}) x {} MHz (max engine clock)", num(cus),
+                                num(per), what, fam->family, how, fam->source, num(mhz)),
+                    mhz);
+  };
+  const std::string& dtype = a.dtype;
+  if (dtype == "fp32" || dtype == "tf32") {
+    const bool matrix = fam->rate("fp32_matrix") > fam->rate("fp32");
+    Peak p = matrix ? per_cu(fam->rate("fp32_matrix"), "FP32 FLOP", "matrix cores (MFMA)")
+                    : per_cu(fam->rate("fp32"), "FP32 FLOP", fam->fp32_note);
+    if (dtype == "tf32") {
+      if (fam->rate("tf32") > 0) return per_cu(fam->rate("tf32"), "TF32 FLOP", "MFMA");
+      p.source = fmt::format("no TF32 on {}: fp32 matmuls run in fp32; {}", fam->family, p.source);
+    }
+    return p;
+  }
+  if (dtype == "fp64") {
+    const double vector = fam->rate("fp64"), matrix = fam->rate("fp64_matrix");
+    if (std::max(vector, matrix) <= 0)
+      return unknown_peak(a.unit, fmt::format("{}: no FP64 rate for {} in accel-doctor", a.who, fam->family));
+    return per_cu(std::max(vector, matrix), "FP64 FLOP", matrix > vector ? "matrix cores" : "vector");
+  }
+  if (dtype == "fp16") return per_cu(fam->rate("fp16"), "FP16 FLOP", fam->fp16_how);
+  if (dtype == "bf16") {
+    if (fam->rate("bf16") > 0) return per_cu(fam->rate("bf16"), "BF16 FLOP", fam->fp16_how);
+    Peak p = per_cu(fam->rate("fp32"), "FP32 FLOP", fam->fp32_note);
+    p.emulated = true;
+    p.source = fmt::format(
+        "bf16 emulated on {} (no bf16 arithmetic; torch computes it in fp32), ceiling is the "
+        "fp32 rate: {}",
+        fam->family, p.source);
+    return p;
+  }
+  // int8
+  if (fam->rate("int8") <= 0)
+    return unknown_peak(a.unit, fmt::format("{}: no int8 rate for {} in accel-doctor", a.who, fam->family));
+  return per_cu(fam->rate("int8"), "int8 ops", fam->int8_how);
+}
+
+// ---------------------------------------------------------------- Intel
+
+Peak intel_estimate(const Ask& a) {
+  const auto lanes = a.rates.intel_lanes_per_eu(a.g.arch);
+  if (a.dtype != "fp32" && a.dtype != "tf32") {
+    return unknown_peak(
+        a.unit, fmt::format("{}: no per-Xe-core {} (XMX) rate in accel-doctor; unknown", a.who, a.dtype));
+  }
+  if (!lanes)
+    return unknown_peak(a.unit, fmt::format("{}: Intel architecture '{}' not known", a.who, a.g.arch));
+  if (!a.missing.empty()) return a.lacking_inputs();
+  const double eus = a.units(), mhz = a.mhz();
+  return estimate(eus * *lanes * 2 * mhz / 1e6, "TFLOP/s",
+                  fmt::format("{} EUs x {} FP32 lanes/EU ({}) x 2 FLOP/FMA x {} MHz (max clock)", num(eus),
+                              *lanes, a.g.arch, num(mhz)),
+                  mhz);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- GPU estimates
@@ -220,175 +198,18 @@ bool arch_has_tf32(std::string_view arch) {
   return parse_compute_capability(a) >= 80;
 }
 
-std::optional<int> nvidia_fp32_lanes_per_sm(std::string_view arch) {
-  switch (parse_compute_capability(arch)) {
-    case 50:
-    case 52:
-    case 53:
-    case 61:
-    case 62:
-    case 86:
-    case 87:
-    case 89:
-    case 90:
-    case 100:
-    case 103:
-    case 120:
-    case 121:
-      return 128;
-    case 60:
-    case 70:
-    case 72:
-    case 75:
-    case 80:
-      return 64;
-    default:
-      return std::nullopt;
-  }
-}
-
-Peak compute_peak(const GpuProperties& g, std::string_view dtype_in) {
+Peak compute_peak(const PeakRates& rates, const GpuProperties& g, std::string_view dtype_in) {
   const std::string dtype = normalize_peak_dtype(dtype_in);
   if (dtype.empty()) return unknown_peak("TFLOP/s", fmt::format("no compute peak for dtype '{}'", dtype_in));
-  const std::string unit = peak_unit(dtype);
+  const Ask ask(rates, g, dtype);
+  if (rates.empty())
+    return unknown_peak(ask.unit, fmt::format("{}: no estimate: {}", ask.who, peaks_detail::kNoRates));
   const std::string vendor = infer_vendor(g);
-  const std::string who = g.name.empty() ? std::string("this GPU") : g.name;
-
-  std::vector<std::string> missing;
-  if (!g.multiprocessors || *g.multiprocessors <= 0) missing.emplace_back("multiprocessor count");
-  if (!g.max_clock_mhz || !(*g.max_clock_mhz > 0) || !std::isfinite(*g.max_clock_mhz)) {
-    missing.emplace_back("max clock");
-  }
-  auto missing_text = [&] {
-    std::string s;
-    for (const auto& m : missing) s += (s.empty() ? "" : ", ") + m;
-    return s;
-  };
-
-  if (vendor == "nvidia") {
-    const int cc = parse_compute_capability(g.arch);
-    const auto lanes = nvidia_fp32_lanes_per_sm(g.arch);
-    if (!lanes) {
-      return unknown_peak(
-          unit, fmt::format("{}: compute capability '{}' is not in the FP32 throughput table", who, g.arch));
-    }
-    if (!missing.empty())
-      return unknown_peak(unit, fmt::format("{}: cannot estimate without {}", who, missing_text()));
-    const double sms = *g.multiprocessors, mhz = *g.max_clock_mhz;
-    const std::string arch = fmt::format("sm_{}", cc);
-    auto fp32 = [&] {
-      return estimate(sms * *lanes * 2 * mhz / 1e6, "TFLOP/s",
-                      fmt::format("{} SMs x {} FP32 lanes/SM ({}, CUDA C++ Programming Guide, Arithmetic "
-                                  "Instructions) x 2 FLOP/FMA x {} MHz (max SM clock)",
-                                  num(sms), *lanes, arch, num(mhz)),
-                      mhz);
-    };
-    if (dtype == "fp32") return fp32();
-    std::string wp;
-    if (auto per = nvidia_tensor_per_sm(cc, dtype, &wp)) {
-      const std::string what = dtype == "int8" ? "int8 ops" : "FLOP";
-      return estimate(
-          sms * *per * mhz / 1e6, unit,
-          fmt::format("{} SMs x {} dense {} tensor-core {}/clock/SM ({}, {}) x {} MHz (max SM clock)",
-                      num(sms), num(*per), dtype, what, arch, wp, num(mhz)),
-          mhz);
-    }
-    if (dtype == "fp64") {
-      if (auto l64 = nvidia_fp64_lanes_per_sm(cc)) {
-        return estimate(sms * *l64 * 2 * mhz / 1e6, unit,
-                        fmt::format("{} SMs x {} FP64 lanes/SM ({}, CUDA C++ Programming Guide, Arithmetic "
-                                    "Instructions) x 2 FLOP/FMA x {} MHz (max SM clock)",
-                                    num(sms), *l64, arch, num(mhz)),
-                        mhz);
-      }
-    }
-    if (dtype == "tf32" && (cc < 80)) {
-      Peak p = fp32();
-      p.source = "no TF32 before sm_80: fp32 matmuls run in fp32; " + p.source;
-      return p;
-    }
-    return unknown_peak(unit,
-                        fmt::format("{}: no per-SM {} rate that holds for every {} product (GeForce and "
-                                    "data-center parts differ); unknown",
-                                    who, dtype, arch));
-  }
-
-  if (vendor == "amd") {
-    const auto fam = amd_family(g.arch);
-    if (!missing.empty())
-      return unknown_peak(unit, fmt::format("{}: cannot estimate without {}", who, missing_text()));
-    const double cus = *g.multiprocessors, mhz = *g.max_clock_mhz;
-    if (!fam) {
-      if (dtype != "fp32") {
-        return unknown_peak(unit, fmt::format("{}: gfx target '{}' has no per-CU {} rate in accel-doctor",
-                                              who, g.arch, dtype));
-      }
-      return estimate(
-          cus * 128 * mhz / 1e6, unit,
-          fmt::format("{} CUs x 64 lanes x 2 FLOP/FMA x {} MHz (max engine clock; gfx target '{}' "
-                      "unknown: packed or dual-issue FP32, if any, not counted)",
-                      num(cus), num(mhz), g.arch.empty() ? "?" : g.arch),
-          mhz);
-    }
-    auto per_cu = [&](double per, const std::string& what, const std::string& how) {
-      return estimate(cus * per * mhz / 1e6, unit,
-                      fmt::format("{} CUs x {} {}/clock/CU ({} {}, {}) x {} MHz (max engine clock)", num(cus),
-                                  num(per), what, fam->name, how, fam->source, num(mhz)),
-                      mhz);
-    };
-    if (dtype == "fp32" || dtype == "tf32") {
-      const bool matrix = fam->fp32_matrix > fam->fp32;
-      Peak p = matrix ? per_cu(fam->fp32_matrix, "FP32 FLOP", "matrix cores (MFMA)")
-                      : per_cu(fam->fp32, "FP32 FLOP", fam->fp32_note);
-      if (dtype == "tf32") {
-        if (fam->tf32 > 0) return per_cu(fam->tf32, "TF32 FLOP", "MFMA");
-        p.source = fmt::format("no TF32 on {}: fp32 matmuls run in fp32; {}", fam->name, p.source);
-      }
-      return p;
-    }
-    if (dtype == "fp64") {
-      const double r = std::max(fam->fp64, fam->fp64_matrix);
-      if (r <= 0)
-        return unknown_peak(unit, fmt::format("{}: no FP64 rate for {} in accel-doctor", who, fam->name));
-      return per_cu(r, "FP64 FLOP", fam->fp64_matrix > fam->fp64 ? "matrix cores" : "vector");
-    }
-    if (dtype == "fp16") {
-      return per_cu(fam->fp16, "FP16 FLOP", fam->fp16_how);
-    }
-    if (dtype == "bf16") {
-      if (fam->bf16 > 0) return per_cu(fam->bf16, "BF16 FLOP", fam->fp16_how);
-      Peak p = per_cu(fam->fp32, "FP32 FLOP", fam->fp32_note);
-      p.emulated = true;
-      p.source = fmt::format(
-          "bf16 emulated on {} (no bf16 arithmetic; torch computes it in fp32), ceiling is the "
-          "fp32 rate: {}",
-          fam->name, p.source);
-      return p;
-    }
-    if (dtype == "int8") {
-      if (fam->int8 <= 0)
-        return unknown_peak(unit, fmt::format("{}: no int8 rate for {} in accel-doctor", who, fam->name));
-      return per_cu(fam->int8, "int8 ops", fam->int8_how);
-    }
-  }
-
-  if (vendor == "intel") {
-    const auto lanes = intel_lanes_per_eu(g.arch);
-    if (dtype != "fp32" && dtype != "tf32") {
-      return unknown_peak(
-          unit, fmt::format("{}: no per-Xe-core {} (XMX) rate in accel-doctor; unknown", who, dtype));
-    }
-    if (!lanes) return unknown_peak(unit, fmt::format("{}: Intel architecture '{}' not known", who, g.arch));
-    if (!missing.empty())
-      return unknown_peak(unit, fmt::format("{}: cannot estimate without {}", who, missing_text()));
-    const double eus = *g.multiprocessors, mhz = *g.max_clock_mhz;
-    return estimate(eus * *lanes * 2 * mhz / 1e6, "TFLOP/s",
-                    fmt::format("{} EUs x {} FP32 lanes/EU ({}) x 2 FLOP/FMA x {} MHz (max clock)", num(eus),
-                                *lanes, g.arch, num(mhz)),
-                    mhz);
-  }
-
-  return unknown_peak(unit, fmt::format("{}: vendor not known (arch '{}'), no estimate", who, g.arch));
+  if (vendor == "nvidia") return nvidia_estimate(ask);
+  if (vendor == "amd") return amd_estimate(ask);
+  if (vendor == "intel") return intel_estimate(ask);
+  return unknown_peak(ask.unit,
+                      fmt::format("{}: vendor not known (arch '{}'), no estimate", ask.who, g.arch));
 }
 
 Peak memory_bandwidth_peak(const GpuProperties& g) {

@@ -9,12 +9,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <set>
 #include "core/peaks_detail.hpp"
 #include "core/strings.hpp"
 
-#include "core/files.hpp"
 #include "core/json.hpp"
 #include "core/kb.hpp"
 
@@ -66,11 +64,103 @@ std::optional<double> optional_positive(const json& row, const char* key, const 
   return positive_number(row.at(key), fmt::format("{}: '{}'", where, key));
 }
 
+/// The row's RE2 patterns, compiled into `compiled`.
+std::vector<std::string> parse_patterns(const json& r, const std::string& where,
+                                        std::vector<std::unique_ptr<RE2>>& compiled) {
+  if (!r.contains("patterns") || !r.at("patterns").is_array() || r.at("patterns").empty()) {
+    throw KbError(where + ": 'patterns' must be a non-empty array of RE2 patterns");
+  }
+  std::vector<std::string> patterns;
+  for (const auto& p : r.at("patterns")) {
+    if (!p.is_string()) throw KbError(where + ": a pattern is not a string");
+    auto re = std::make_unique<RE2>(p.get<std::string>(), RE2::Quiet);
+    if (!re->ok()) {
+      throw KbError(fmt::format("{}: bad pattern '{}': {}", where, p.get<std::string>(), re->error()));
+    }
+    patterns.push_back(p.get<std::string>());
+    compiled.push_back(std::move(re));
+  }
+  return patterns;
+}
+
+/// `peaks`, `fallback` and `dtype_notes`: the figures per dtype and what a
+/// dtype without one runs as.
+void parse_dtype_figures(const json& r, const std::string& where, GpuPeakRow& row) {
+  if (!r.contains("peaks") || !r.at("peaks").is_object()) throw KbError(where + ": missing 'peaks' object");
+  for (const auto& [key, value] : r.at("peaks").items()) {
+    if (!row_peak_keys().count(key)) throw KbError(fmt::format("{}: unknown peak '{}'", where, key));
+    if (value.is_null()) continue;
+    row.peaks[key] = positive_number(value, fmt::format("{}: peak '{}'", where, key));
+  }
+  if (r.contains("fallback")) {
+    if (!r.at("fallback").is_object()) throw KbError(where + ": 'fallback' must be an object");
+    for (const auto& [key, f] : r.at("fallback").items()) {
+      if (!is_dtype(key)) throw KbError(fmt::format("{}: fallback for unknown dtype '{}'", where, key));
+      if (!f.is_object()) throw KbError(fmt::format("{}: fallback '{}' must be an object", where, key));
+      DtypeFallback fb;
+      fb.use = f.value("use", "");
+      if (!fb.use.empty() && (!is_dtype(fb.use) || fb.use == key)) {
+        throw KbError(fmt::format("{}: fallback '{}' uses unknown dtype '{}'", where, key, fb.use));
+      }
+      fb.emulated = f.value("emulated", false);
+      fb.why = f.value("why", "");
+      if (fb.why.empty()) throw KbError(fmt::format("{}: fallback '{}' needs a 'why'", where, key));
+      row.fallback[key] = fb;
+    }
+  }
+  if (r.contains("dtype_notes")) {
+    for (const auto& [key, note] : r.at("dtype_notes").items()) {
+      if (!is_dtype(key) || !note.is_string()) {
+        throw KbError(fmt::format("{}: bad dtype_notes entry '{}'", where, key));
+      }
+      row.dtype_notes[key] = note.get<std::string>();
+    }
+  }
+}
+
+/// One row of gpus.json (its id already checked); `where` names it in errors.
+GpuPeakRow parse_row(const json& r, const std::string& where, std::vector<std::unique_ptr<RE2>>& compiled) {
+  GpuPeakRow row;
+  row.id = r.at("id").get<std::string>();
+  row.name = required_string(r, "name", where);
+  row.vendor = required_string(r, "vendor", where);
+  if (row.vendor != "nvidia" && row.vendor != "amd" && row.vendor != "intel") {
+    throw KbError(fmt::format("{}: vendor '{}' is not nvidia, amd or intel", where, row.vendor));
+  }
+  row.arch = required_string(r, "arch", where);
+  row.patterns = parse_patterns(r, where, compiled);
+  if (r.contains("units") && !r.at("units").is_null()) {
+    if (!r.at("units").is_number_integer() || r.at("units").get<int>() <= 0) {
+      throw KbError(where + ": 'units' must be a positive integer");
+    }
+    row.units = r.at("units").get<int>();
+  }
+  row.unit_name = r.value("unit_name", "");
+  row.boost_mhz = optional_positive(r, "boost_mhz", where);
+  row.memory_gb = optional_positive(r, "memory_gb", where);
+  row.memory_type = r.value("memory_type", "");
+  row.bandwidth_gbps = optional_positive(r, "bandwidth_gbps", where);
+  row.llc = parse_cache_fact(r, where);
+  parse_dtype_figures(r, where, row);
+  if (row.peaks.empty() && !row.bandwidth_gbps) {
+    throw KbError(where + ": a row needs at least one peak or a bandwidth");
+  }
+  row.derived = r.value("derived", "");
+  row.notes = r.value("notes", "");
+  if (!r.contains("source") || !r.at("source").is_object()) {
+    throw KbError(where + ": missing 'source' object (title, url)");
+  }
+  row.source_title = required_string(r.at("source"), "title", where + ": source");
+  row.source_url = required_string(r.at("source"), "url", where + ": source");
+  return row;
+}
+
 }  // namespace
 
 struct GpuPeakTable::Impl {
   std::vector<GpuPeakRow> rows;
   std::vector<std::vector<std::unique_ptr<RE2>>> patterns;  ///< parallel to rows
+  PeakRates rates;
 };
 
 GpuPeakTable::GpuPeakTable() : impl_(std::make_unique<Impl>()) {}
@@ -83,20 +173,17 @@ GpuPeakTable& GpuPeakTable::operator=(GpuPeakTable&&) noexcept = default;
 
 const std::vector<GpuPeakRow>& GpuPeakTable::rows() const { return impl_->rows; }
 
+const PeakRates& GpuPeakTable::rates() const { return impl_->rates; }
+
 GpuPeakTable GpuPeakTable::load(const std::string& kb_dir) {
-  const auto path = std::filesystem::path(kb_dir) / "gpus.json";
-  const auto text = read_file(path);
-  if (!text) throw KbError(fmt::format("cannot read kb file {}", path.string()));
-  return parse(*text, path.string());
+  std::string path;
+  GpuPeakTable table = parse(peaks_detail::read_kb_file(kb_dir, "gpus.json", path), path);
+  table.impl_->rates = PeakRates::load(kb_dir);
+  return table;
 }
 
 GpuPeakTable GpuPeakTable::parse(const std::string& text, const std::string& origin) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
-    throw KbError(fmt::format("kb file {} is not valid JSON: {}", origin, e.what()));
-  }
+  const json doc = peaks_detail::parse_kb_json(text, origin);
   if (!doc.is_object() || !doc.contains("gpus") || !doc.at("gpus").is_array()) {
     throw KbError(fmt::format("kb file {}: expected an object with a 'gpus' array", origin));
   }
@@ -106,86 +193,11 @@ GpuPeakTable GpuPeakTable::parse(const std::string& text, const std::string& ori
   for (const auto& r : doc.at("gpus")) {
     const std::string at = fmt::format("kb file {}: gpus[{}]", origin, index++);
     if (!r.is_object()) throw KbError(at + ": expected an object");
-    GpuPeakRow row;
-    row.id = required_string(r, "id", at);
-    const std::string where = fmt::format("kb file {}: gpu '{}'", origin, row.id);
-    if (!ids.insert(row.id).second) throw KbError(where + ": duplicate id");
-    row.name = required_string(r, "name", where);
-    row.vendor = required_string(r, "vendor", where);
-    if (row.vendor != "nvidia" && row.vendor != "amd" && row.vendor != "intel") {
-      throw KbError(fmt::format("{}: vendor '{}' is not nvidia, amd or intel", where, row.vendor));
-    }
-    row.arch = required_string(r, "arch", where);
-
-    if (!r.contains("patterns") || !r.at("patterns").is_array() || r.at("patterns").empty()) {
-      throw KbError(where + ": 'patterns' must be a non-empty array of RE2 patterns");
-    }
+    const std::string id = required_string(r, "id", at);
+    const std::string where = fmt::format("kb file {}: gpu '{}'", origin, id);
+    if (!ids.insert(id).second) throw KbError(where + ": duplicate id");
     std::vector<std::unique_ptr<RE2>> compiled;
-    for (const auto& p : r.at("patterns")) {
-      if (!p.is_string()) throw KbError(where + ": a pattern is not a string");
-      auto re = std::make_unique<RE2>(p.get<std::string>(), RE2::Quiet);
-      if (!re->ok()) {
-        throw KbError(fmt::format("{}: bad pattern '{}': {}", where, p.get<std::string>(), re->error()));
-      }
-      row.patterns.push_back(p.get<std::string>());
-      compiled.push_back(std::move(re));
-    }
-
-    if (r.contains("units") && !r.at("units").is_null()) {
-      if (!r.at("units").is_number_integer() || r.at("units").get<int>() <= 0) {
-        throw KbError(where + ": 'units' must be a positive integer");
-      }
-      row.units = r.at("units").get<int>();
-    }
-    row.unit_name = r.value("unit_name", "");
-    row.boost_mhz = optional_positive(r, "boost_mhz", where);
-    row.memory_gb = optional_positive(r, "memory_gb", where);
-    row.memory_type = r.value("memory_type", "");
-    row.bandwidth_gbps = optional_positive(r, "bandwidth_gbps", where);
-    row.llc = parse_cache_fact(r, where);
-
-    if (!r.contains("peaks") || !r.at("peaks").is_object()) throw KbError(where + ": missing 'peaks' object");
-    for (const auto& [key, value] : r.at("peaks").items()) {
-      if (!row_peak_keys().count(key)) throw KbError(fmt::format("{}: unknown peak '{}'", where, key));
-      if (value.is_null()) continue;
-      row.peaks[key] = positive_number(value, fmt::format("{}: peak '{}'", where, key));
-    }
-    if (r.contains("fallback")) {
-      if (!r.at("fallback").is_object()) throw KbError(where + ": 'fallback' must be an object");
-      for (const auto& [key, f] : r.at("fallback").items()) {
-        if (!is_dtype(key)) throw KbError(fmt::format("{}: fallback for unknown dtype '{}'", where, key));
-        if (!f.is_object()) throw KbError(fmt::format("{}: fallback '{}' must be an object", where, key));
-        DtypeFallback fb;
-        fb.use = f.value("use", "");
-        if (!fb.use.empty() && (!is_dtype(fb.use) || fb.use == key)) {
-          throw KbError(fmt::format("{}: fallback '{}' uses unknown dtype '{}'", where, key, fb.use));
-        }
-        fb.emulated = f.value("emulated", false);
-        fb.why = f.value("why", "");
-        if (fb.why.empty()) throw KbError(fmt::format("{}: fallback '{}' needs a 'why'", where, key));
-        row.fallback[key] = fb;
-      }
-    }
-    if (r.contains("dtype_notes")) {
-      for (const auto& [key, note] : r.at("dtype_notes").items()) {
-        if (!is_dtype(key) || !note.is_string()) {
-          throw KbError(fmt::format("{}: bad dtype_notes entry '{}'", where, key));
-        }
-        row.dtype_notes[key] = note.get<std::string>();
-      }
-    }
-    if (row.peaks.empty() && !row.bandwidth_gbps) {
-      throw KbError(where + ": a row needs at least one peak or a bandwidth");
-    }
-    row.derived = r.value("derived", "");
-    row.notes = r.value("notes", "");
-    if (!r.contains("source") || !r.at("source").is_object()) {
-      throw KbError(where + ": missing 'source' object (title, url)");
-    }
-    row.source_title = required_string(r.at("source"), "title", where + ": source");
-    row.source_url = required_string(r.at("source"), "url", where + ": source");
-
-    table.impl_->rows.push_back(std::move(row));
+    table.impl_->rows.push_back(parse_row(r, where, compiled));
     table.impl_->patterns.push_back(std::move(compiled));
   }
   return table;

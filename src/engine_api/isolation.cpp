@@ -1,7 +1,7 @@
 #include "engine_api/isolation.hpp"
 
+#include <algorithm>
 #include <chrono>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -39,13 +39,7 @@ std::string tail_lines(const std::string& text, std::size_t max_lines) {
 Result failed_result(const ItemInfo& item, const std::string& device, Status status,
                      const std::string& headline, const std::string& stderr_tail, const KnowledgeBase* kb,
                      const MachineContext& machine) {
-  Result r;
-  r.key = item.key;
-  r.kind = item.kind;
-  r.name = item.name;
-  r.category = item.category;
-  r.dtype = item.dtype;
-  r.shape = item.shape;
+  Result r = start_result(item.key, item.kind, &item, "");
   r.device = device;
   r.status = status;
   r.reason = headline;
@@ -81,128 +75,184 @@ std::vector<std::string> worker_command() {
 
 void set_worker_command(std::vector<std::string> argv) { configured_worker_command() = std::move(argv); }
 
-std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const IsolationOptions& options,
-                                 const RunCallbacks& cb) {
-  using namespace std::chrono;
-  const KnowledgeBase* kb = options.kb;
-  const std::vector<std::string> argv =
-      options.worker_command.empty() ? worker_command() : options.worker_command;
-  if (argv.empty()) throw platform::SubprocessError("cannot find this program's own path to start a worker");
-  std::vector<Result> results;
-  std::size_t next = 0;  // first item without a result
-  int start_failures = 0;
-  const auto item_limit = milliseconds(static_cast<long long>(options.item_timeout_s * 1000));
-  const auto startup_limit = std::max(item_limit, milliseconds(120000));
+namespace {
 
-  auto record = [&](Result r) {
-    if (cb.on_result) cb.on_result(r);
-    results.push_back(std::move(r));
-    ++next;
-  };
-  auto fail_rest = [&](Status status, const std::string& headline, const std::string& tail) {
-    while (next < items.size()) {
-      record(failed_result(items[next], options.device, status, headline, tail, kb, options.machine));
-    }
-  };
+/// One run of `items` through worker processes: the state the steps share
+/// (the results so far, the first item without one, the workers started).
+class IsolatedRun {
+ public:
+  IsolatedRun(const std::vector<ItemInfo>& items, const IsolationOptions& options, const RunCallbacks& cb,
+              std::vector<std::string> argv)
+      : items_(items),
+        options_(options),
+        cb_(cb),
+        argv_(std::move(argv)),
+        item_limit_(static_cast<long long>(options.item_timeout_s * 1000)),
+        startup_limit_(std::max(item_limit_, std::chrono::milliseconds(120000))) {}
 
-  // Bound the respawns: a worker that keeps dying between items must not
-  // loop forever.
-  std::size_t spawns = 0;
-  std::size_t workers = 0;  // started so far, hand-overs included
-  const std::size_t max_spawns = items.size() + 3;
-  while (next < items.size()) {
-    if (++spawns > max_spawns) {
-      fail_rest(Status::skipped, "not run: the worker kept dying between items", "");
-      break;
-    }
-    json job = options.job;
-    job["suite"] = options.suite;
-    job["retire_anon_bytes"] = options.retire_anon_bytes;
-    job["retire_min_items"] = options.retire_min_items;
-    job["keys"] = json::array();
-    for (std::size_t i = next; i < items.size(); ++i) job["keys"].push_back(items[i].key);
-    ++workers;
-    platform::Subprocess worker = platform::Subprocess::spawn(argv);
-    worker.write_stdin_and_close(job.dump() + "\n");
-
-    std::optional<std::size_t> current;  // index of the running item
-    bool done = false;
-    bool retired = false;  // the worker handed the remaining items on
-    while (!done) {
-      std::string line;
-      const auto rr = worker.read_line(line, current ? item_limit : startup_limit);
-      if (rr == platform::Subprocess::ReadResult::line) {
-        WorkerEvent ev = parse_worker_event(line);
-        using K = WorkerEvent::Kind;
-        if (ev.kind == K::ready) {
-          start_failures = 0;
-        } else if (ev.kind == K::start && next < items.size()) {
-          current = next;
-          for (std::size_t i = next; i < items.size(); ++i) {
-            if (items[i].key == ev.key) {
-              current = i;
-              break;
-            }
-          }
-          if (cb.on_start) cb.on_start(items[*current], *current, items.size());
-        } else if (ev.kind == K::result && next < items.size()) {
-          Result r = std::move(*ev.result);
-          if (workers > 1) r.evidence["worker"] = workers;  // ran in a replacement worker
-          record(std::move(r));
-          current.reset();
-        } else if (ev.kind == K::unreadable_result && next < items.size()) {
-          record(failed_result(items[next], options.device, Status::error,
-                               fmt::format("the worker sent an unreadable result: {}", ev.error), "", kb,
-                               options.machine));
-          current.reset();
-        } else if (ev.kind == K::retire) {
-          retired = true;
-        } else if (ev.kind == K::done) {
-          done = true;
-        }
-        continue;
-      }
-      if (rr == platform::Subprocess::ReadResult::timeout) {
-        worker.kill();
-        if (current) {
-          record(failed_result(
-              items[*current], options.device, Status::hung,
-              fmt::format("no result within {:.0f} s; the worker was killed", options.item_timeout_s),
-              worker.stderr_tail(), kb, options.machine));
-        } else if (++start_failures >= 2) {
-          fail_rest(Status::hung, "the worker did not start within its time limit, twice",
-                    worker.stderr_tail());
-        }
+  std::vector<Result> run() {
+    // Bound the respawns: a worker that keeps dying between items must not
+    // loop forever.
+    std::size_t spawns = 0;
+    const std::size_t max_spawns = items_.size() + 3;
+    while (next_ < items_.size()) {
+      if (++spawns > max_spawns) {
+        fail_rest(Status::skipped, "not run: the worker kept dying between items", "");
         break;
       }
-      // End of output: the worker is gone.
-      const auto exit = worker.wait(milliseconds(5000));
-      if (current) {
-        record(failed_result(items[*current], options.device, Status::crashed,
-                             fmt::format("the worker process died ({})", exit.describe()),
-                             worker.stderr_tail(), kb, options.machine));
-      } else if (!done && next < items.size() && ++start_failures >= 2) {
-        fail_rest(
-            Status::crashed,
-            fmt::format("the worker died ({}) before running an item, twice: the device or torch fails to "
-                        "initialise",
-                        exit.describe()),
-            worker.stderr_tail());
+      ++workers_;
+      platform::Subprocess worker = platform::Subprocess::spawn(argv_);
+      worker.write_stdin_and_close(job_for_the_rest().dump() + "\n");
+      const Ending end = follow(worker);
+      if (end.done && end.retired) {
+        worker.wait(std::chrono::milliseconds(10000));
+        --spawns;  // a planned hand-over, not a death: the next worker takes the rest
+        continue;
       }
-      break;
+      if (end.done) {
+        worker.wait(std::chrono::milliseconds(10000));
+        // A worker that finishes without a result for every key skipped them (should not happen).
+        fail_rest(Status::skipped, "the worker finished without running this item", worker.stderr_tail());
+      }
     }
-    if (done && retired) {
-      worker.wait(milliseconds(10000));
-      --spawns;  // a planned hand-over, not a death: the next worker takes the rest
-      continue;
+    return std::move(results_);
+  }
+
+ private:
+  /// No item is running (the index of the running item otherwise).
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+  /// How a worker's event stream ended.
+  struct Ending {
+    bool done = false;     ///< it said `done`
+    bool retired = false;  ///< it handed the remaining items on
+  };
+
+  void record(Result r) {
+    if (cb_.on_result) cb_.on_result(r);
+    results_.push_back(std::move(r));
+    ++next_;
+  }
+
+  Result failed(std::size_t index, Status status, const std::string& headline,
+                const std::string& tail) const {
+    return failed_result(items_[index], options_.device, status, headline, tail, options_.kb,
+                         options_.machine);
+  }
+
+  void fail_rest(Status status, const std::string& headline, const std::string& tail) {
+    while (next_ < items_.size()) record(failed(next_, status, headline, tail));
+  }
+
+  /// The job of a new worker: the suite's options and the keys still to run.
+  json job_for_the_rest() const {
+    json job = options_.job;
+    job["suite"] = options_.suite;
+    job["retire_anon_bytes"] = options_.retire_anon_bytes;
+    job["retire_min_items"] = options_.retire_min_items;
+    job["keys"] = json::array();
+    for (std::size_t i = next_; i < items_.size(); ++i) job["keys"].push_back(items_[i].key);
+    return job;
+  }
+
+  /// Reads the worker's events until it ends, is killed or dies.
+  Ending follow(platform::Subprocess& worker) {
+    std::size_t current = kNone;  // index of the running item
+    Ending end;
+    while (!end.done) {
+      std::string line;
+      const auto rr = worker.read_line(line, current != kNone ? item_limit_ : startup_limit_);
+      if (rr == platform::Subprocess::ReadResult::line) {
+        on_event(parse_worker_event(line), current, end);
+      } else if (rr == platform::Subprocess::ReadResult::timeout) {
+        on_timeout(worker, current);
+        break;
+      } else {
+        on_exit(worker, current, end);
+        break;
+      }
     }
-    if (done) {
-      worker.wait(milliseconds(10000));
-      // A worker that finishes without a result for every key skipped them (should not happen).
-      fail_rest(Status::skipped, "the worker finished without running this item", worker.stderr_tail());
+    return end;
+  }
+
+  void on_event(WorkerEvent ev, std::size_t& current, Ending& end) {
+    using K = WorkerEvent::Kind;
+    if (ev.kind == K::ready) {
+      start_failures_ = 0;
+    } else if (ev.kind == K::start && next_ < items_.size()) {
+      current = next_;
+      for (std::size_t i = next_; i < items_.size(); ++i) {
+        if (items_[i].key == ev.key) {
+          current = i;
+          break;
+        }
+      }
+      if (cb_.on_start) cb_.on_start(items_[current], current, items_.size());
+    } else if (ev.kind == K::result && next_ < items_.size()) {
+      Result r = std::move(*ev.result);
+      if (workers_ > 1) r.evidence["worker"] = workers_;  // ran in a replacement worker
+      record(std::move(r));
+      current = kNone;
+    } else if (ev.kind == K::unreadable_result && next_ < items_.size()) {
+      record(failed(next_, Status::error, fmt::format("the worker sent an unreadable result: {}", ev.error),
+                    ""));
+      current = kNone;
+    } else if (ev.kind == K::retire) {
+      end.retired = true;
+    } else if (ev.kind == K::done) {
+      end.done = true;
     }
   }
-  return results;
+
+  /// No event within the limit: the running item hung; a worker that did
+  /// not start, twice, leaves every item hung.
+  void on_timeout(platform::Subprocess& worker, std::size_t current) {
+    worker.kill();
+    if (current != kNone) {
+      record(failed(current, Status::hung,
+                    fmt::format("no result within {:.0f} s; the worker was killed", options_.item_timeout_s),
+                    worker.stderr_tail()));
+    } else if (++start_failures_ >= 2) {
+      fail_rest(Status::hung, "the worker did not start within its time limit, twice", worker.stderr_tail());
+    }
+  }
+
+  /// End of output: the worker is gone. The running item crashed; a worker
+  /// that died before its first item, twice, leaves every item crashed.
+  void on_exit(platform::Subprocess& worker, std::size_t current, const Ending& end) {
+    const auto exit = worker.wait(std::chrono::milliseconds(5000));
+    if (current != kNone) {
+      record(failed(current, Status::crashed, fmt::format("the worker process died ({})", exit.describe()),
+                    worker.stderr_tail()));
+    } else if (!end.done && next_ < items_.size() && ++start_failures_ >= 2) {
+      fail_rest(
+          Status::crashed,
+          fmt::format("the worker died ({}) before running an item, twice: the device or torch fails to "
+                      "initialise",
+                      exit.describe()),
+          worker.stderr_tail());
+    }
+  }
+
+  const std::vector<ItemInfo>& items_;
+  const IsolationOptions& options_;
+  const RunCallbacks& cb_;
+  const std::vector<std::string> argv_;
+  const std::chrono::milliseconds item_limit_;
+  const std::chrono::milliseconds startup_limit_;
+  std::vector<Result> results_;
+  std::size_t next_ = 0;  ///< first item without a result
+  int start_failures_ = 0;
+  std::size_t workers_ = 0;  ///< started so far, hand-overs included
+};
+
+}  // namespace
+
+std::vector<Result> run_isolated(const std::vector<ItemInfo>& items, const IsolationOptions& options,
+                                 const RunCallbacks& cb) {
+  std::vector<std::string> argv = options.worker_command.empty() ? worker_command() : options.worker_command;
+  if (argv.empty()) throw platform::SubprocessError("cannot find this program's own path to start a worker");
+  return IsolatedRun(items, options, cb, std::move(argv)).run();
 }
 
 Result start_result(const std::string& key, ResultKind kind, const ItemInfo* info,

@@ -46,76 +46,70 @@ int multi_rank(const MultiOptions& o) {
 
 double peer_copy_bytes(const MultiOptions& o) { return (o.quick ? 64.0 : 256.0) * 1024 * 1024; }
 
-std::vector<MultiItem> plan_multi(const MultiOptions& o) {
-  const std::string backend = resolve_backend(o);
-  if (backend != "gloo" && backend != "nccl") {
-    throw std::invalid_argument("unknown backend '" + backend + "' (gloo, nccl or auto)");
+namespace {
+
+/// The collectives asked for (send_recv is the link rows', not a group
+/// collective); throws std::invalid_argument for an unknown name.
+std::vector<multi::Collective> chosen_collectives(const MultiOptions& o) {
+  if (o.collectives.empty()) return multi::group_collectives();
+  std::vector<multi::Collective> out;
+  for (const auto& name : o.collectives) {
+    const auto c = multi::parse_collective(name);
+    if (!c) {
+      throw std::invalid_argument("unknown collective '" + name +
+                                  "' (all_reduce, all_gather, reduce_scatter, broadcast, send_recv)");
+    }
+    if (*c != multi::Collective::send_recv) out.push_back(*c);
   }
-  std::vector<multi::Collective> collectives;
-  if (o.collectives.empty()) {
-    collectives = multi::group_collectives();
-  } else {
-    for (const auto& name : o.collectives) {
-      const auto c = multi::parse_collective(name);
-      if (!c) {
-        throw std::invalid_argument("unknown collective '" + name +
-                                    "' (all_reduce, all_gather, reduce_scatter, broadcast, send_recv)");
-      }
-      if (*c != multi::Collective::send_recv) collectives.push_back(*c);
+  return out;
+}
+
+/// Peer access and copies between the peer devices: one process, before any
+/// process group.
+void add_peer_items(const MultiOptions& o, std::vector<MultiItem>& out) {
+  const auto& pd = o.peer_devices;
+  if (pd.size() < 2) return;
+  const std::string type = device_type(pd.front());
+  const double bytes = peer_copy_bytes(o);
+  for (std::size_t i = 0; i < pd.size(); ++i) {
+    for (std::size_t j = i + 1; j < pd.size(); ++j) {
+      MultiItem m;
+      m.info = item(fmt::format("multi/{}/peer_access/d{}-d{}", type, i, j), "peer_access", "peer", "",
+                    fmt::format("{} <-> {}", pd[i], pd[j]));
+      m.type = MultiItem::Type::peer_access;
+      m.a = static_cast<int>(i);
+      m.b = static_cast<int>(j);
+      out.push_back(m);
     }
   }
-  for (const auto& d : o.dtypes) {
-    if (d != "fp32" && d != "bf16" && d != "fp16")
-      throw std::invalid_argument("unknown dtype '" + d + "' (fp32, bf16, fp16)");
-  }
-  const bool links =
-      o.links && (o.collectives.empty() ||
-                  std::find(o.collectives.begin(), o.collectives.end(), "send_recv") != o.collectives.end());
-  std::vector<MultiItem> out;
-  // Peer access and copies: one process, before any process group.
-  const auto& pd = o.peer_devices;
-  if (pd.size() >= 2) {
-    const std::string type = device_type(pd.front());
-    const double bytes = peer_copy_bytes(o);
+  for (const char* mode : {"peer", "no_peer"}) {
     for (std::size_t i = 0; i < pd.size(); ++i) {
-      for (std::size_t j = i + 1; j < pd.size(); ++j) {
+      for (std::size_t j = 0; j < pd.size(); ++j) {
+        if (i == j) continue;
         MultiItem m;
-        m.info = item(fmt::format("multi/{}/peer_access/d{}-d{}", type, i, j), "peer_access", "peer", "",
-                      fmt::format("{} <-> {}", pd[i], pd[j]));
-        m.type = MultiItem::Type::peer_access;
+        m.info =
+            item(fmt::format("multi/{}/p2p_copy/d{}-d{}/{}/{}", type, i, j, mode, multi::size_label(bytes)),
+                 std::string("p2p_copy_") + mode, "peer", "fp32",
+                 fmt::format("{} -> {}, {}", pd[i], pd[j], multi::size_label(bytes)));
+        m.type = MultiItem::Type::p2p_copy;
+        m.dtype = "fp32";
+        m.size_bytes = bytes;
         m.a = static_cast<int>(i);
         m.b = static_cast<int>(j);
+        m.peer = std::string(mode) == "peer";
         out.push_back(m);
       }
     }
-    for (const char* mode : {"peer", "no_peer"}) {
-      for (std::size_t i = 0; i < pd.size(); ++i) {
-        for (std::size_t j = 0; j < pd.size(); ++j) {
-          if (i == j) continue;
-          MultiItem m;
-          m.info =
-              item(fmt::format("multi/{}/p2p_copy/d{}-d{}/{}/{}", type, i, j, mode, multi::size_label(bytes)),
-                   std::string("p2p_copy_") + mode, "peer", "fp32",
-                   fmt::format("{} -> {}, {}", pd[i], pd[j], multi::size_label(bytes)));
-          m.type = MultiItem::Type::p2p_copy;
-          m.dtype = "fp32";
-          m.size_bytes = bytes;
-          m.a = static_cast<int>(i);
-          m.b = static_cast<int>(j);
-          m.peer = std::string(mode) == "peer";
-          out.push_back(m);
-        }
-      }
-    }
   }
-  const int n = multi_world_size(o);
-  if (n < 2) return out;
-  {
-    MultiItem m;
-    m.info = item(multi::group_key(backend, n), "group", "group", "", fmt::format("{} ranks", n));
-    m.type = MultiItem::Type::group;
-    out.push_back(m);
-  }
+}
+
+/// The group's formation and a row per rank of this process (all of them
+/// when it runs every rank itself).
+void add_group_items(const MultiOptions& o, const std::string& backend, int n, std::vector<MultiItem>& out) {
+  MultiItem g;
+  g.info = item(multi::group_key(backend, n), "group", "group", "", fmt::format("{} ranks", n));
+  g.type = MultiItem::Type::group;
+  out.push_back(g);
   const bool local = o.launch.launcher == multi::Launcher::none;
   for (int r = local ? 0 : o.launch.rank; r < (local ? n : o.launch.rank + 1); ++r) {
     MultiItem m;
@@ -124,7 +118,11 @@ std::vector<MultiItem> plan_multi(const MultiOptions& o) {
     m.a = r;
     out.push_back(m);
   }
-  const auto sizes = multi_sizes(o);
+}
+
+void add_collective_items(const MultiOptions& o, const std::string& backend, int n,
+                          const std::vector<multi::Collective>& collectives, const std::vector<double>& sizes,
+                          std::vector<MultiItem>& out) {
   for (const auto c : collectives) {
     for (const auto& dt : o.dtypes) {
       for (const double s : sizes) {
@@ -139,25 +137,53 @@ std::vector<MultiItem> plan_multi(const MultiOptions& o) {
       }
     }
   }
-  if (links) {
-    // Links carry the largest size (bandwidth) and the smallest (latency).
-    std::vector<double> link_sizes{sizes.back()};
-    if (sizes.size() > 1) link_sizes.insert(link_sizes.begin(), sizes.front());
-    for (const auto& [src, dst] : multi::ring_links(n)) {
-      for (const double s : link_sizes) {
-        MultiItem m;
-        m.info = item(multi::link_key(backend, "fp32", s, src, dst), "send_recv", "link", "fp32",
-                      fmt::format("rank {} -> rank {}, {}", src, dst, multi::size_label(s)));
-        m.type = MultiItem::Type::link;
-        m.collective = "send_recv";
-        m.dtype = "fp32";
-        m.size_bytes = s;
-        m.a = src;
-        m.b = dst;
-        out.push_back(m);
-      }
+}
+
+/// Send/recv over each link of the ring, at the largest size (bandwidth)
+/// and the smallest (latency).
+void add_link_items(const std::string& backend, int n, const std::vector<double>& sizes,
+                    std::vector<MultiItem>& out) {
+  std::vector<double> link_sizes{sizes.back()};
+  if (sizes.size() > 1) link_sizes.insert(link_sizes.begin(), sizes.front());
+  for (const auto& [src, dst] : multi::ring_links(n)) {
+    for (const double s : link_sizes) {
+      MultiItem m;
+      m.info = item(multi::link_key(backend, "fp32", s, src, dst), "send_recv", "link", "fp32",
+                    fmt::format("rank {} -> rank {}, {}", src, dst, multi::size_label(s)));
+      m.type = MultiItem::Type::link;
+      m.collective = "send_recv";
+      m.dtype = "fp32";
+      m.size_bytes = s;
+      m.a = src;
+      m.b = dst;
+      out.push_back(m);
     }
   }
+}
+
+}  // namespace
+
+std::vector<MultiItem> plan_multi(const MultiOptions& o) {
+  const std::string backend = resolve_backend(o);
+  if (backend != "gloo" && backend != "nccl") {
+    throw std::invalid_argument("unknown backend '" + backend + "' (gloo, nccl or auto)");
+  }
+  const std::vector<multi::Collective> collectives = chosen_collectives(o);
+  for (const auto& d : o.dtypes) {
+    if (d != "fp32" && d != "bf16" && d != "fp16")
+      throw std::invalid_argument("unknown dtype '" + d + "' (fp32, bf16, fp16)");
+  }
+  const bool links =
+      o.links && (o.collectives.empty() ||
+                  std::find(o.collectives.begin(), o.collectives.end(), "send_recv") != o.collectives.end());
+  std::vector<MultiItem> out;
+  add_peer_items(o, out);
+  const int n = multi_world_size(o);
+  if (n < 2) return out;
+  add_group_items(o, backend, n, out);
+  const auto sizes = multi_sizes(o);
+  add_collective_items(o, backend, n, collectives, sizes, out);
+  if (links) add_link_items(backend, n, sizes, out);
   return out;
 }
 

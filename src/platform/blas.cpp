@@ -99,14 +99,16 @@ std::string flexiblas_name(const std::string& backend) {
 
 }  // namespace
 
-BlasInfo classify_blas(const std::vector<LoadedLibrary>& libs, const BlasSymbols& syms) {
-  BlasInfo b;
-  std::vector<std::string> evidence;
+namespace {
+
+/// The BLAS an identification function answered for (FlexiBLAS, MKL,
+/// OpenBLAS, BLIS, ATLAS, in that order); false when none did.
+bool identify_by_symbols(const std::vector<LoadedLibrary>& libs, const BlasSymbols& syms, BlasInfo& b,
+                         std::vector<std::string>& evidence) {
   auto provider_or = [&](const char* part) {
     std::string lib = first_lib_matching(libs, part);
     return lib.empty() ? syms.sgemm_provider : lib;
   };
-
   if (syms.flexiblas_backend) {
     // FlexiBLAS (Fedora, RHEL, openSUSE default) dispatches to a backend chosen at run time.
     b.name = flexiblas_name(*syms.flexiblas_backend);
@@ -139,48 +141,63 @@ BlasInfo classify_blas(const std::vector<LoadedLibrary>& libs, const BlasSymbols
     b.library = provider_or("atlas");
     evidence.push_back("ATL_buildinfo is exported (ATLAS)");
   } else {
-    // No identification function: judge by the library files mapped in the process.
-    const LoadedLibrary* best = nullptr;
-    PathVerdict best_v;
-    for (const auto& l : libs) {
-      const PathVerdict v = classify_path(l.real_path.empty() ? l.path : l.real_path);
-      if (v.name.empty()) continue;
-      if (!best || (best_v.generic && !v.generic)) {
-        best = &l;
-        best_v = v;
-      }
-    }
-    if (best) {
-      const std::string real = best->real_path.empty() ? best->path : best->real_path;
-      b.name = best_v.name;
-      b.library = real;
-      if (best_v.name == "reference") b.version = soname_version(real);
-      const std::string via = best->path != real ? fmt::format("{} resolves to {}", best->path, real) : real;
-      if (best_v.generic) {
-        evidence.push_back(fmt::format(
-            "likely: {} is a plain libblas and no OpenBLAS, MKL, BLIS, FlexiBLAS or ATLAS identification "
-            "function is exported, which is the netlib reference BLAS",
-            via));
-      } else {
-        evidence.push_back(fmt::format("{}: {}", via, best_v.basis));
-        evidence.push_back(
-            "no OpenBLAS, MKL, BLIS, FlexiBLAS or ATLAS identification function is exported in this process");
-      }
-    } else if (!syms.sgemm_provider.empty()) {
-      b.name = "unknown";
-      b.library = syms.sgemm_provider;
-      evidence.push_back(fmt::format(
-          "sgemm_ is exported by {} and no BLAS identification function answers: the BLAS is probably "
-          "linked statically into it (torch's BLAS_INFO build setting says which)",
-          syms.sgemm_provider));
-    } else {
-      b.not_collected["name"] =
-          "no BLAS library is mapped and no BLAS symbol (sgemm_, openblas_get_config, "
-          "mkl_get_version_string, "
-          "bli_info_get_version_str) is exported: torch may link its BLAS statically with hidden symbols "
-          "(see torch's BLAS_INFO)";
+    return false;
+  }
+  return true;
+}
+
+/// No identification function: judge by the library files mapped in the
+/// process, else by the library that exports sgemm_.
+void identify_by_files(const std::vector<LoadedLibrary>& libs, const BlasSymbols& syms, BlasInfo& b,
+                       std::vector<std::string>& evidence) {
+  const LoadedLibrary* best = nullptr;
+  PathVerdict best_v;
+  for (const auto& l : libs) {
+    const PathVerdict v = classify_path(l.real_path.empty() ? l.path : l.real_path);
+    if (v.name.empty()) continue;
+    if (!best || (best_v.generic && !v.generic)) {
+      best = &l;
+      best_v = v;
     }
   }
+  if (best) {
+    const std::string real = best->real_path.empty() ? best->path : best->real_path;
+    b.name = best_v.name;
+    b.library = real;
+    if (best_v.name == "reference") b.version = soname_version(real);
+    const std::string via = best->path != real ? fmt::format("{} resolves to {}", best->path, real) : real;
+    if (best_v.generic) {
+      evidence.push_back(fmt::format(
+          "likely: {} is a plain libblas and no OpenBLAS, MKL, BLIS, FlexiBLAS or ATLAS identification "
+          "function is exported, which is the netlib reference BLAS",
+          via));
+    } else {
+      evidence.push_back(fmt::format("{}: {}", via, best_v.basis));
+      evidence.push_back(
+          "no OpenBLAS, MKL, BLIS, FlexiBLAS or ATLAS identification function is exported in this process");
+    }
+  } else if (!syms.sgemm_provider.empty()) {
+    b.name = "unknown";
+    b.library = syms.sgemm_provider;
+    evidence.push_back(fmt::format(
+        "sgemm_ is exported by {} and no BLAS identification function answers: the BLAS is probably "
+        "linked statically into it (torch's BLAS_INFO build setting says which)",
+        syms.sgemm_provider));
+  } else {
+    b.not_collected["name"] =
+        "no BLAS library is mapped and no BLAS symbol (sgemm_, openblas_get_config, "
+        "mkl_get_version_string, "
+        "bli_info_get_version_str) is exported: torch may link its BLAS statically with hidden symbols "
+        "(see torch's BLAS_INFO)";
+  }
+}
+
+}  // namespace
+
+BlasInfo classify_blas(const std::vector<LoadedLibrary>& libs, const BlasSymbols& syms) {
+  BlasInfo b;
+  std::vector<std::string> evidence;
+  if (!identify_by_symbols(libs, syms, b, evidence)) identify_by_files(libs, syms, b, evidence);
   if (!syms.sgemm_provider.empty() && syms.sgemm_provider != b.library) {
     evidence.push_back(fmt::format("sgemm_ resolves to {}", syms.sgemm_provider));
   }

@@ -125,145 +125,172 @@ std::string bus_id_to_sysfs(const char* bus_id) {
   return a ? a->str() : std::string(bus_id);
 }
 
-/// Reads one device into `g`; failures of single queries go into `g.not_collected`.
-void fill_device(const Nvml& nvml, nvmlDevice_t dev, GpuHardware& g) {
-  json info = g.vendor_info.value("nvml", json::object());
-  auto note = [&](const char* field, nvmlReturn_t r) {
-    g.not_collected["nvml." + std::string(field)] = nvml.describe(r);
-  };
-  auto missing = [&](const char* field, const char* symbol) {
-    g.not_collected["nvml." + std::string(field)] = std::string(symbol) + " not in this NVML";
-  };
+/// One device being read: what every query step needs. Failures of single
+/// queries go into `g.not_collected` as "nvml.<field>".
+struct DeviceRead {
+  const Nvml& nvml;
+  nvmlDevice_t dev;
+  GpuHardware& g;
+  json info;  ///< becomes vendor_info.nvml
 
-  if (auto f = nvml.fn<NameFn>("nvmlDeviceGetName")) {
+  void note(const char* field, nvmlReturn_t r) {
+    g.not_collected["nvml." + std::string(field)] = nvml.describe(r);
+  }
+  void missing(const char* field, const char* symbol) {
+    g.not_collected["nvml." + std::string(field)] = std::string(symbol) + " not in this NVML";
+  }
+};
+
+/// Name, compute capability and memory.
+void read_identity(DeviceRead& d) {
+  if (auto f = d.nvml.fn<NameFn>("nvmlDeviceGetName")) {
     char name[96] = {0};  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
-    if (const auto r = f(dev, name, sizeof name); r == NVML_SUCCESS) {
-      g.name = name;
-      g.not_collected.erase("name");
+    if (const auto r = f(d.dev, name, sizeof name); r == NVML_SUCCESS) {
+      d.g.name = name;
+      d.g.not_collected.erase("name");
     } else {
-      note("name", r);
+      d.note("name", r);
     }
   }
-  if (auto f = nvml.fn<CcFn>("nvmlDeviceGetCudaComputeCapability")) {
+  if (auto f = d.nvml.fn<CcFn>("nvmlDeviceGetCudaComputeCapability")) {
     int major = 0, minor = 0;
-    if (const auto r = f(dev, &major, &minor); r == NVML_SUCCESS) {
-      g.compute_capability = fmt::format("{}.{}", major, minor);
+    if (const auto r = f(d.dev, &major, &minor); r == NVML_SUCCESS) {
+      d.g.compute_capability = fmt::format("{}.{}", major, minor);
     } else {
-      note("compute_capability", r);
+      d.note("compute_capability", r);
     }
   } else {
-    missing("compute_capability", "nvmlDeviceGetCudaComputeCapability");
+    d.missing("compute_capability", "nvmlDeviceGetCudaComputeCapability");
   }
-  if (auto f = nvml.fn<MemFn>("nvmlDeviceGetMemoryInfo")) {
+  if (auto f = d.nvml.fn<MemFn>("nvmlDeviceGetMemoryInfo")) {
     nvmlMemory_t m{};
-    if (const auto r = f(dev, &m); r == NVML_SUCCESS) {
-      g.vram_bytes = m.total;
-      g.not_collected.erase("vram_bytes");
-      info["memory_total_bytes"] = m.total;
-      info["memory_used_bytes"] = m.used;
-      info["memory_free_bytes"] = m.free;
+    if (const auto r = f(d.dev, &m); r == NVML_SUCCESS) {
+      d.g.vram_bytes = m.total;
+      d.g.not_collected.erase("vram_bytes");
+      d.info["memory_total_bytes"] = m.total;
+      d.info["memory_used_bytes"] = m.used;
+      d.info["memory_free_bytes"] = m.free;
     } else {
-      note("memory", r);
+      d.note("memory", r);
     }
   }
-  // Clocks in MHz: current and maximum, SM and memory.
-  const auto clock = nvml.fn<ClockFn>("nvmlDeviceGetClockInfo");
-  const auto max_clock = nvml.fn<ClockFn>("nvmlDeviceGetMaxClockInfo");
+}
+
+/// Clocks in MHz (current and maximum, SM, memory and graphics) and the
+/// utilisation.
+void read_clocks(DeviceRead& d) {
+  const auto clock = d.nvml.fn<ClockFn>("nvmlDeviceGetClockInfo");
+  const auto max_clock = d.nvml.fn<ClockFn>("nvmlDeviceGetMaxClockInfo");
   for (const auto& [key, type] : {std::pair<const char*, int>{"sm", NVML_CLOCK_SM},
                                   {"mem", NVML_CLOCK_MEM},
                                   {"graphics", NVML_CLOCK_GRAPHICS}}) {
     unsigned int mhz = 0;
     if (clock) {
-      if (const auto r = clock(dev, type, &mhz); r == NVML_SUCCESS)
-        info[fmt::format("clock_{}_mhz", key)] = mhz;
+      if (const auto r = clock(d.dev, type, &mhz); r == NVML_SUCCESS)
+        d.info[fmt::format("clock_{}_mhz", key)] = mhz;
     }
     if (max_clock) {
-      if (const auto r = max_clock(dev, type, &mhz); r == NVML_SUCCESS) {
-        info[fmt::format("max_clock_{}_mhz", key)] = mhz;
+      if (const auto r = max_clock(d.dev, type, &mhz); r == NVML_SUCCESS) {
+        d.info[fmt::format("max_clock_{}_mhz", key)] = mhz;
       }
     }
   }
-  if (auto f = nvml.fn<UtilFn>("nvmlDeviceGetUtilizationRates")) {
+  if (auto f = d.nvml.fn<UtilFn>("nvmlDeviceGetUtilizationRates")) {
     nvmlUtilization_t u{};
-    if (const auto r = f(dev, &u); r == NVML_SUCCESS) {
-      info["utilization_gpu_percent"] = u.gpu;
-      info["utilization_memory_percent"] = u.memory;
+    if (const auto r = f(d.dev, &u); r == NVML_SUCCESS) {
+      d.info["utilization_gpu_percent"] = u.gpu;
+      d.info["utilization_memory_percent"] = u.memory;
     } else {
-      note("utilization", r);
+      d.note("utilization", r);
     }
   }
-  // Processes with a compute context: count with a null buffer (NVML answers
-  // INSUFFICIENT_SIZE with the count), so no struct layout is assumed; then
-  // the pids through the v1 entry point, whose struct never changed.
+}
+
+/// Processes with a compute context: count with a null buffer (NVML answers
+/// INSUFFICIENT_SIZE with the count), so no struct layout is assumed; then
+/// the pids through the v1 entry point, whose struct never changed.
+void read_processes(DeviceRead& d) {
   ProcFn procs = nullptr;
   for (const char* name :
        {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
         "nvmlDeviceGetComputeRunningProcesses"}) {
-    if ((procs = nvml.fn<ProcFn>(name))) break;
+    if ((procs = d.nvml.fn<ProcFn>(name))) break;
   }
-  if (procs) {
-    unsigned int count = 0;
-    const auto r = procs(dev, &count, nullptr);
-    if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
-      info["compute_processes"] = count;
-    } else {
-      note("compute_processes", r);
-    }
-    if (auto v1 = nvml.fn<ProcFn>("nvmlDeviceGetComputeRunningProcesses"); v1 && count > 0) {
-      std::vector<nvmlProcessInfo_v1_t> list(count + 8);
-      unsigned int n = static_cast<unsigned int>(list.size());
-      if (v1(dev, &n, list.data()) == NVML_SUCCESS) {
-        json pids = json::array();
-        int others = 0;
-        for (unsigned int i = 0; i < n && i < list.size(); ++i) {
-          pids.push_back(list[i].pid);
-          if (static_cast<int>(list[i].pid) != static_cast<int>(process_id())) ++others;
-        }
-        info["compute_process_pids"] = pids;
-        info["other_compute_processes"] = others;
+  if (!procs) return;
+  unsigned int count = 0;
+  const auto r = procs(d.dev, &count, nullptr);
+  if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
+    d.info["compute_processes"] = count;
+  } else {
+    d.note("compute_processes", r);
+  }
+  if (auto v1 = d.nvml.fn<ProcFn>("nvmlDeviceGetComputeRunningProcesses"); v1 && count > 0) {
+    std::vector<nvmlProcessInfo_v1_t> list(count + 8);
+    unsigned int n = static_cast<unsigned int>(list.size());
+    if (v1(d.dev, &n, list.data()) == NVML_SUCCESS) {
+      json pids = json::array();
+      int others = 0;
+      for (unsigned int i = 0; i < n && i < list.size(); ++i) {
+        pids.push_back(list[i].pid);
+        if (static_cast<int>(list[i].pid) != static_cast<int>(process_id())) ++others;
       }
+      d.info["compute_process_pids"] = pids;
+      d.info["other_compute_processes"] = others;
     }
   }
-  if (auto f = nvml.fn<UintFn>("nvmlDeviceGetPowerUsage")) {
+}
+
+/// Power, temperature, performance state, the PCIe link as NVML sees it
+/// (the GPU's own view, which also works where sysfs hides the link, e.g.
+/// in some VMs) and why the clocks are held back.
+void read_state(DeviceRead& d) {
+  if (auto f = d.nvml.fn<UintFn>("nvmlDeviceGetPowerUsage")) {
     unsigned int mw = 0;
-    if (const auto r = f(dev, &mw); r == NVML_SUCCESS) info["power_w"] = mw / 1000.0;
+    if (const auto r = f(d.dev, &mw); r == NVML_SUCCESS) d.info["power_w"] = mw / 1000.0;
   }
-  if (auto f = nvml.fn<UintFn>("nvmlDeviceGetEnforcedPowerLimit")) {
+  if (auto f = d.nvml.fn<UintFn>("nvmlDeviceGetEnforcedPowerLimit")) {
     unsigned int mw = 0;
-    if (const auto r = f(dev, &mw); r == NVML_SUCCESS) info["power_limit_w"] = mw / 1000.0;
+    if (const auto r = f(d.dev, &mw); r == NVML_SUCCESS) d.info["power_limit_w"] = mw / 1000.0;
   }
-  if (auto f = nvml.fn<TempFn>("nvmlDeviceGetTemperature")) {
+  if (auto f = d.nvml.fn<TempFn>("nvmlDeviceGetTemperature")) {
     unsigned int c = 0;
-    if (const auto r = f(dev, NVML_TEMPERATURE_GPU, &c); r == NVML_SUCCESS) info["temperature_c"] = c;
+    if (const auto r = f(d.dev, NVML_TEMPERATURE_GPU, &c); r == NVML_SUCCESS) d.info["temperature_c"] = c;
   }
-  if (auto f = nvml.fn<IntFn>("nvmlDeviceGetPerformanceState")) {
+  if (auto f = d.nvml.fn<IntFn>("nvmlDeviceGetPerformanceState")) {
     int p = 0;
-    if (const auto r = f(dev, &p); r == NVML_SUCCESS) info["performance_state"] = fmt::format("P{}", p);
+    if (const auto r = f(d.dev, &p); r == NVML_SUCCESS) d.info["performance_state"] = fmt::format("P{}", p);
   }
-  // PCIe generation and width as NVML sees them (the GPU's own view, which
-  // also works where sysfs hides the link, e.g. in some VMs).
   for (const auto& [key, sym] :
        {std::pair<const char*, const char*>{"pcie_gen", "nvmlDeviceGetCurrPcieLinkGeneration"},
         {"pcie_width", "nvmlDeviceGetCurrPcieLinkWidth"},
         {"pcie_max_gen", "nvmlDeviceGetMaxPcieLinkGeneration"},
         {"pcie_max_width", "nvmlDeviceGetMaxPcieLinkWidth"}}) {
-    if (auto f = nvml.fn<UintFn>(sym)) {
+    if (auto f = d.nvml.fn<UintFn>(sym)) {
       unsigned int v = 0;
-      if (f(dev, &v) == NVML_SUCCESS) info[key] = v;
+      if (f(d.dev, &v) == NVML_SUCCESS) d.info[key] = v;
     }
   }
-  U64Fn reasons_fn = nvml.fn<U64Fn>("nvmlDeviceGetCurrentClocksEventReasons");
-  if (!reasons_fn) reasons_fn = nvml.fn<U64Fn>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  U64Fn reasons_fn = d.nvml.fn<U64Fn>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (!reasons_fn) reasons_fn = d.nvml.fn<U64Fn>("nvmlDeviceGetCurrentClocksThrottleReasons");
   if (reasons_fn) {
     unsigned long long mask = 0;
-    if (const auto r = reasons_fn(dev, &mask); r == NVML_SUCCESS) {
-      info["clocks_event_reasons_mask"] = fmt::format("0x{:x}", mask);
-      info["clocks_event_reasons"] = decode_throttle_reasons(mask);
+    if (const auto r = reasons_fn(d.dev, &mask); r == NVML_SUCCESS) {
+      d.info["clocks_event_reasons_mask"] = fmt::format("0x{:x}", mask);
+      d.info["clocks_event_reasons"] = decode_throttle_reasons(mask);
     } else {
-      note("clocks_event_reasons", r);
+      d.note("clocks_event_reasons", r);
     }
   }
-  g.vendor_info["nvml"] = info;
+}
+
+/// Reads one device into `g`; failures of single queries go into `g.not_collected`.
+void fill_device(const Nvml& nvml, nvmlDevice_t dev, GpuHardware& g) {
+  DeviceRead d{nvml, dev, g, g.vendor_info.value("nvml", json::object())};
+  read_identity(d);
+  read_clocks(d);
+  read_processes(d);
+  read_state(d);
+  g.vendor_info["nvml"] = d.info;
 }
 
 /// NVML kept open while the sampler runs: the device handles and PCI ids

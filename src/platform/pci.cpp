@@ -170,6 +170,134 @@ std::string pci_ids_name(const std::string& text, unsigned vendor, unsigned devi
   return {};
 }
 
+namespace {
+
+/// The bound driver: the `driver` symlink's target name, else DRIVER= in uevent.
+void read_driver(const std::string& d, GpuHardware& g) {
+  if (const std::string link = read_link(join(d, "driver")); !link.empty()) {
+    g.driver = base_name(link);
+  } else if (const auto uevent = read_text(join(d, "uevent"))) {
+    for (const auto line : lines_of(*uevent)) {
+      if (starts_with(line, "DRIVER=")) g.driver = trim(line.substr(7));
+    }
+  }
+  if (g.driver.empty()) {
+    g.not_collected["driver"] =
+        "no kernel driver is bound to this device: nothing can use it until one is (nvidia, amdgpu, i915, "
+        "xe)";
+  }
+}
+
+/// vendor_info.pci: class, subsystem ids, revision, NUMA node and, behind a
+/// board switch, the slot's link.
+json pci_attributes(const std::string& d, std::uint64_t cls, const std::optional<std::uint64_t>& vendor) {
+  json pci = json::object();
+  pci["class"] = fmt::format("0x{:06x}", cls);
+  if (const auto v = read_uint(join(d, "subsystem_vendor"), 16))
+    pci["subsystem_vendor_id"] = fmt::format("0x{:04x}", *v);
+  if (const auto v = read_uint(join(d, "subsystem_device"), 16))
+    pci["subsystem_device_id"] = fmt::format("0x{:04x}", *v);
+  if (const auto v = read_uint(join(d, "revision"), 16)) pci["revision"] = fmt::format("0x{:02x}", *v);
+  // numa_node is -1 when the platform does not say (single socket, most VMs).
+  if (const auto node = read_uint(join(d, "numa_node"), 10)) pci["numa_node"] = *node;
+  if (vendor) {
+    if (auto slot = slot_link(d, static_cast<unsigned>(*vendor))) pci["slot_link"] = *slot;
+  }
+  return pci;
+}
+
+/// amdgpu exports its memory sizes in bytes (amdgpu_vram_mgr.c,
+/// amdgpu_gtt_mgr.c) and its product name; other drivers say nothing of
+/// their VRAM in sysfs.
+void read_memory(const std::string& d, GpuHardware& g) {
+  if (g.driver == "amdgpu") {
+    json amd = json::object();
+    if (const auto v = read_uint(join(d, "mem_info_vram_total"), 10)) g.vram_bytes = *v;
+    for (const char* key :
+         {"mem_info_vram_used", "mem_info_vis_vram_total", "mem_info_gtt_total", "gpu_busy_percent"}) {
+      if (const auto v = read_uint(join(d, key), 10)) amd[key] = *v;
+    }
+    for (const char* key : {"product_name", "power_dpm_force_performance_level"}) {
+      if (const auto v = read_line(join(d, key))) amd[key] = *v;
+    }
+    if (const auto pn = read_line(join(d, "product_name"))) g.name = *pn;
+    g.vendor_info["amdgpu"] = amd;
+    if (!g.vram_bytes) g.not_collected["vram_bytes"] = "no mem_info_vram_total from amdgpu";
+  } else if (g.vendor == "nvidia") {
+    g.not_collected["vram_bytes"] = "sysfs does not give NVIDIA memory sizes; NVML does";
+  } else {
+    g.not_collected["vram_bytes"] =
+        fmt::format("driver {} exports no VRAM size in sysfs", g.driver.empty() ? "(none)" : g.driver);
+  }
+}
+
+/// pci.ids, read once per scan and only when a device needs a name from it.
+class PciIds {
+ public:
+  explicit PciIds(const std::string& usr_share) : usr_share_(usr_share) {}
+  /// The device's name, or "" with `why` set.
+  std::string name(unsigned vendor, unsigned device, std::string& why) {
+    if (!tried_) {
+      tried_ = true;
+      for (const char* rel : {"misc/pci.ids", "hwdata/pci.ids"}) {
+        text_ = read_text(join(usr_share_, rel), nullptr, 8 << 20);
+        if (text_) break;
+      }
+      if (!text_) error_ = "no pci.ids under " + usr_share_ + " (package pci.ids / hwdata)";
+    }
+    const std::string n = text_ ? pci_ids_name(*text_, vendor, device) : std::string();
+    if (n.empty()) why = text_ ? "device not in pci.ids" : error_;
+    return n;
+  }
+
+ private:
+  std::string usr_share_;
+  bool tried_ = false;
+  std::optional<std::string> text_;
+  std::string error_;
+};
+
+/// One display-class device directory `d` (its sysfs name `name`, class `cls`).
+GpuHardware read_display_device(const std::string& d, const std::string& name, std::uint64_t cls,
+                                PciIds& ids) {
+  GpuHardware g;
+  const auto addr = parse_pci_address(name);
+  g.pci_address = addr ? addr->str() : name;
+  const auto vendor = read_uint(join(d, "vendor"), 16);
+  const auto device = read_uint(join(d, "device"), 16);
+  if (vendor) g.vendor_id = fmt::format("0x{:04x}", *vendor);
+  if (device) g.device_id = fmt::format("0x{:04x}", *device);
+  g.vendor = vendor ? vendor_name(static_cast<unsigned>(*vendor)) : "other";
+  if (!vendor) g.not_collected["vendor_id"] = "no readable " + join(d, "vendor");
+  if (!device) g.not_collected["device_id"] = "no readable " + join(d, "device");
+  read_driver(d, g);
+
+  // boot_vga exists only for VGA-compatible devices (class 0300h), the only
+  // ones firmware can boot a display on; a 3D controller (0302h) never is.
+  if (const auto bv = read_uint(join(d, "boot_vga"), 10)) {
+    g.boot_vga = *bv != 0;
+  } else if ((cls >> 8) != 0x0300) {
+    g.boot_vga = false;
+  } else {
+    g.not_collected["boot_vga"] = "no boot_vga attribute";
+  }
+  g.link = read_link_attrs(d);
+  if (!g.link) {
+    g.not_collected["link"] =
+        "no PCIe link attributes: not a PCIe endpoint (graphics on the CPU die has no PCIe link)";
+  }
+  g.vendor_info["pci"] = pci_attributes(d, cls, vendor);
+  read_memory(d, g);
+  if (g.name.empty() && vendor && device) {
+    std::string why;
+    g.name = ids.name(static_cast<unsigned>(*vendor), static_cast<unsigned>(*device), why);
+    if (g.name.empty()) g.not_collected["name"] = why;
+  }
+  return g;
+}
+
+}  // namespace
+
 std::vector<GpuHardware> scan_pci_display_devices(const ProbeRoots& roots, std::string* error) {
   std::vector<GpuHardware> out;
   const std::string dir = join(roots.sys, "bus/pci/devices");
@@ -179,105 +307,12 @@ std::vector<GpuHardware> scan_pci_display_devices(const ProbeRoots& roots, std::
     if (error) *error = err;
     return out;
   }
-  std::optional<std::string> pci_ids;
-  bool pci_ids_tried = false;
-  std::string pci_ids_error;
+  PciIds ids(roots.usr_share);
   for (const auto& name : names) {
     const std::string d = join(dir, name);
     const auto cls = read_uint(join(d, "class"), 16);
     if (!cls || (*cls >> 16) != 0x03) continue;  // PCI base class 03h: display controller
-    GpuHardware g;
-    const auto addr = parse_pci_address(name);
-    g.pci_address = addr ? addr->str() : name;
-    const auto vendor = read_uint(join(d, "vendor"), 16);
-    const auto device = read_uint(join(d, "device"), 16);
-    if (vendor) g.vendor_id = fmt::format("0x{:04x}", *vendor);
-    if (device) g.device_id = fmt::format("0x{:04x}", *device);
-    g.vendor = vendor ? vendor_name(static_cast<unsigned>(*vendor)) : "other";
-    if (!vendor) g.not_collected["vendor_id"] = "no readable " + join(d, "vendor");
-    if (!device) g.not_collected["device_id"] = "no readable " + join(d, "device");
-
-    // Driver: the `driver` symlink's target name, else DRIVER= in uevent.
-    if (const std::string link = read_link(join(d, "driver")); !link.empty()) {
-      g.driver = base_name(link);
-    } else if (const auto uevent = read_text(join(d, "uevent"))) {
-      for (const auto line : lines_of(*uevent)) {
-        if (starts_with(line, "DRIVER=")) g.driver = trim(line.substr(7));
-      }
-    }
-    if (g.driver.empty()) {
-      g.not_collected["driver"] =
-          "no kernel driver is bound to this device: nothing can use it until one is (nvidia, amdgpu, i915, "
-          "xe)";
-    }
-
-    // boot_vga exists only for VGA-compatible devices (class 0300h), the only
-    // ones firmware can boot a display on; a 3D controller (0302h) never is.
-    if (const auto bv = read_uint(join(d, "boot_vga"), 10)) {
-      g.boot_vga = *bv != 0;
-    } else if ((*cls >> 8) != 0x0300) {
-      g.boot_vga = false;
-    } else {
-      g.not_collected["boot_vga"] = "no boot_vga attribute";
-    }
-
-    g.link = read_link_attrs(d);
-    if (!g.link) {
-      g.not_collected["link"] =
-          "no PCIe link attributes: not a PCIe endpoint (graphics on the CPU die has no PCIe link)";
-    }
-
-    json pci = json::object();
-    pci["class"] = fmt::format("0x{:06x}", *cls);
-    if (const auto v = read_uint(join(d, "subsystem_vendor"), 16))
-      pci["subsystem_vendor_id"] = fmt::format("0x{:04x}", *v);
-    if (const auto v = read_uint(join(d, "subsystem_device"), 16))
-      pci["subsystem_device_id"] = fmt::format("0x{:04x}", *v);
-    if (const auto v = read_uint(join(d, "revision"), 16)) pci["revision"] = fmt::format("0x{:02x}", *v);
-    // numa_node is -1 when the platform does not say (single socket, most VMs).
-    if (const auto node = read_uint(join(d, "numa_node"), 10)) pci["numa_node"] = *node;
-    if (vendor) {
-      if (auto slot = slot_link(d, static_cast<unsigned>(*vendor))) pci["slot_link"] = *slot;
-    }
-    g.vendor_info["pci"] = pci;
-
-    // amdgpu exports its memory sizes in bytes (amdgpu_vram_mgr.c, amdgpu_gtt_mgr.c).
-    if (g.driver == "amdgpu") {
-      json amd = json::object();
-      if (const auto v = read_uint(join(d, "mem_info_vram_total"), 10)) g.vram_bytes = *v;
-      for (const char* key :
-           {"mem_info_vram_used", "mem_info_vis_vram_total", "mem_info_gtt_total", "gpu_busy_percent"}) {
-        if (const auto v = read_uint(join(d, key), 10)) amd[key] = *v;
-      }
-      for (const char* key : {"product_name", "power_dpm_force_performance_level"}) {
-        if (const auto v = read_line(join(d, key))) amd[key] = *v;
-      }
-      if (const auto pn = read_line(join(d, "product_name"))) g.name = *pn;
-      g.vendor_info["amdgpu"] = amd;
-      if (!g.vram_bytes) g.not_collected["vram_bytes"] = "no mem_info_vram_total from amdgpu";
-    } else if (g.vendor == "nvidia") {
-      g.not_collected["vram_bytes"] = "sysfs does not give NVIDIA memory sizes; NVML does";
-    } else {
-      g.not_collected["vram_bytes"] =
-          fmt::format("driver {} exports no VRAM size in sysfs", g.driver.empty() ? "(none)" : g.driver);
-    }
-
-    if (g.name.empty() && vendor && device) {
-      if (!pci_ids_tried) {
-        pci_ids_tried = true;
-        for (const char* rel : {"misc/pci.ids", "hwdata/pci.ids"}) {
-          pci_ids = read_text(join(roots.usr_share, rel), nullptr, 8 << 20);
-          if (pci_ids) break;
-        }
-        if (!pci_ids) pci_ids_error = "no pci.ids under " + roots.usr_share + " (package pci.ids / hwdata)";
-      }
-      if (pci_ids)
-        g.name = pci_ids_name(*pci_ids, static_cast<unsigned>(*vendor), static_cast<unsigned>(*device));
-      if (g.name.empty()) {
-        g.not_collected["name"] = pci_ids ? "device not in pci.ids" : pci_ids_error;
-      }
-    }
-    out.push_back(std::move(g));
+    out.push_back(read_display_device(d, name, *cls, ids));
   }
   std::sort(out.begin(), out.end(),
             [](const GpuHardware& a, const GpuHardware& b) { return a.pci_address < b.pci_address; });

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace accel::platform {
@@ -84,6 +85,18 @@ class Subprocess {
   Subprocess() = default;
   void drain(bool block_ms_budget, int timeout_ms);
   void close_fds();
+  /// Moves the state both OS halves keep (pid, output buffers, exit) from
+  /// `o`, leaving it without a child; the handles are each half's to move.
+  void take_common_state(Subprocess& o) noexcept {
+    pid_ = o.pid_;
+    out_buffer_ = std::move(o.out_buffer_);
+    stderr_tail_ = std::move(o.stderr_tail_);
+    stderr_limit_ = o.stderr_limit_;
+    stderr_tee_ = o.stderr_tee_;
+    stdout_eof_ = o.stdout_eof_;
+    exit_ = o.exit_;
+    o.pid_ = -1;
+  }
 
   int pid_ = -1;
   int stdin_fd_ = -1;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/strings.hpp"
+#include "platform/detail.hpp"
 
 namespace accel::platform::detail {
 
@@ -27,21 +28,11 @@ std::string file_version_string(std::uint32_t version_ms, std::uint32_t version_
 }
 
 std::string pci_vendor_name(std::uint32_t vendor_id) {
-  switch (vendor_id) {
-    case 0x1002:
-    case 0x1022:
-      return "amd";
-    case 0x10de:
-      return "nvidia";
-    case 0x8086:
-      return "intel";
-    case 0x1414:
-      return "microsoft";
-    case 0x5143:
-      return "qualcomm";
-    default:
-      return "";
-  }
+  // The one table of PCI vendor ids (vendor_name, pci.cpp), narrowed to the
+  // vendors of DXGI adapters.
+  static const std::set<std::string> kAdapterVendors = {"amd", "nvidia", "intel", "microsoft", "qualcomm"};
+  std::string name = vendor_id > 0xffff ? std::string() : vendor_name(static_cast<unsigned>(vendor_id));
+  return kAdapterVendors.count(name) ? name : std::string();
 }
 
 AdapterIntegration adapter_integration(std::optional<bool> dxcore_integrated, std::optional<bool> d3d12_uma,

@@ -171,8 +171,8 @@ inline int torch_text(const std::uint8_t* data, std::size_t size) {
 }
 
 // kb files (ACCEL_DOCTOR_KB may point anywhere): the bytes as errors.json of
-// a kb directory (RE2 patterns, conditions, fix sets), as rules.json and as
-// gpus.json. Each reader's documented error is a KbError / RuleDataError.
+// a kb directory (RE2 patterns, conditions, fix sets), as rules.json, as
+// gpus.json and as arch.json's peak_rates. Each reader's documented error is a KbError / RuleDataError.
 inline int kb_files(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   struct TempDir {  // one per process, removed at exit
@@ -197,6 +197,10 @@ inline int kb_files(const std::uint8_t* data, std::size_t size) {
   }
   try {
     (void)accel::GpuPeakTable::parse(text, "fuzz");
+  } catch (const accel::KbError&) {
+  }
+  try {
+    (void)accel::PeakRates::parse(text, "fuzz");  // arch.json's peak_rates
   } catch (const accel::KbError&) {
   }
   // The kb's other files, each beside a minimal valid errors.json: arch.json,

@@ -14,7 +14,6 @@
 namespace accel {
 namespace {
 
-using testing::load_report;
 using testing::report_fixture_path;
 
 /// The rule without the between-process floors: the tests of the within-run

@@ -7,6 +7,7 @@
 #include "core/report/multi_tables.hpp"
 #include "core/rules/rules.hpp"
 #include "engine_api/multi.hpp"
+#include "rules_test_util.hpp"
 
 namespace accel::engine {
 namespace {
@@ -139,35 +140,25 @@ TEST(MultiResolve, UnderALauncher) {
   EXPECT_THROW(resolve_multi_request(q, with_gpus(4), l, note), std::invalid_argument);
 }
 
-Result row(const std::string& key, const std::string& category, const std::string& name) {
-  Result r;
-  r.key = key;
-  r.kind = ResultKind::multi;
-  r.category = category;
-  r.name = name;
-  r.status = Status::ok;
-  return r;
-}
-
 TEST(MultiReport, TablesSlowestLinkAndVerdict) {
   Report rep;
-  Result g = row("multi/gloo/group/n2", "group", "group");
+  Result g = multi_row("multi/gloo/group/n2", "group", "group");
   g.evidence["backend"] = "gloo";
   g.shape = "2 ranks on 2 hosts";
   rep.results.push_back(g);
   for (int r = 0; r < 2; ++r) {
-    Result k = row("multi/gloo/rank/r" + std::to_string(r), "rank", "rank");
+    Result k = multi_row("multi/gloo/rank/r" + std::to_string(r), "rank", "rank");
     k.evidence["identity"] =
         json{{"rank", r}, {"host", r ? "nodeB" : "nodeA"}, {"device", "cpu"}, {"torch", "1.13.0"}};
     rep.results.push_back(k);
   }
-  Result c = row("multi/gloo/all_reduce/fp32/4MiB/n2", "collective", "all_reduce");
+  Result c = multi_row("multi/gloo/all_reduce/fp32/4MiB/n2", "collective", "all_reduce");
   c.metrics = {{"size_bytes", 4.0 * 1024 * 1024}, {"busbw_gbps", 1.5}, {"algbw_gbps", 1.5}, {"ranks", 2}};
   c.timing = make_timing({2800, 2900, 3000}, 2, 1, "host_clock");
   rep.results.push_back(c);
   for (const auto& [s, d, bw] : {std::tuple<int, int, double>{0, 1, 2.0}, {1, 0, 0.7}}) {
-    Result l = row("multi/gloo/send_recv/fp32/4MiB/r" + std::to_string(s) + "-r" + std::to_string(d), "link",
-                   "send_recv");
+    Result l = multi_row("multi/gloo/send_recv/fp32/4MiB/r" + std::to_string(s) + "-r" + std::to_string(d),
+                         "link", "send_recv");
     l.metrics = {{"size_bytes", 4.0 * 1024 * 1024}, {"busbw_gbps", bw}, {"src_rank", s}, {"dst_rank", d}};
     l.evidence["src_host"] = s ? "nodeB" : "nodeA";
     l.evidence["dst_host"] = d ? "nodeB" : "nodeA";

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +21,9 @@ const GpuPeakTable& table() {
   static const GpuPeakTable t = GpuPeakTable::load(ACCEL_KB_DIR);
   return t;
 }
+
+/// The estimates' per-architecture rates (kb/arch.json peak_rates).
+const PeakRates& rates() { return table().rates(); }
 
 bool has(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
@@ -313,6 +320,176 @@ TEST(PeakDtype, Normalisation) {
   EXPECT_EQ(peak_unit("bf16"), "TFLOP/s");
 }
 
+// ---------------------------------------------------------------- rates (kb/arch.json)
+
+// The per-architecture rates moved from code tables (peaks_gpu.cpp,
+// peaks_cpu.cpp) to kb/arch.json `peak_rates`: the same figures come out.
+TEST(PeakRates, RepositoryRatesAreTheFormerCodeTables) {
+  const PeakRates& r = rates();
+  const std::map<int, int> fp32 = {{50, 128}, {52, 128}, {53, 128},  {60, 64},   {61, 128},  {62, 128},
+                                   {70, 64},  {72, 64},  {75, 64},   {80, 64},   {86, 128},  {87, 128},
+                                   {89, 128}, {90, 128}, {100, 128}, {103, 128}, {120, 128}, {121, 128}};
+  EXPECT_EQ(r.nvidia_fp32.by_cc, fp32);
+  EXPECT_EQ(r.nvidia_fp64.by_cc, (std::map<int, int>{{60, 32}, {70, 32}, {80, 32}, {90, 64}}));
+  ASSERT_EQ(r.nvidia_tensor.size(), 3u);
+  EXPECT_EQ(r.nvidia_tensor_rates(70)->per_clock, (std::map<std::string, double>{{"fp16", 1024}}));
+  EXPECT_EQ(r.nvidia_tensor_rates(80)->per_clock,
+            (std::map<std::string, double>{
+                {"fp16", 2048}, {"bf16", 2048}, {"tf32", 1024}, {"int8", 4096}, {"fp64", 128}}));
+  EXPECT_EQ(r.nvidia_tensor_rates(90)->per_clock,
+            (std::map<std::string, double>{
+                {"fp16", 4096}, {"bf16", 4096}, {"tf32", 2048}, {"int8", 8192}, {"fp64", 256}}));
+  EXPECT_EQ(r.nvidia_tensor_rates(86), nullptr);  // GeForce and data-center sm_86 differ
+  EXPECT_TRUE(has(r.nvidia_tensor_rates(80)->source, "A100"));
+
+  struct Amd {
+    const char* target;
+    const char* family;
+    std::map<std::string, double> per_cu;
+  };
+  const Amd amd[] = {
+      {"gfx1010", "RDNA1", {{"fp32", 128}, {"fp16", 256}}},
+      {"gfx1032", "RDNA2", {{"fp32", 128}, {"fp16", 256}, {"int8", 512}}},
+      {"gfx1100", "RDNA3", {{"fp32", 256}, {"fp16", 512}, {"bf16", 512}, {"int8", 512}}},
+      {"gfx1151", "RDNA3", {{"fp32", 256}, {"fp16", 512}, {"bf16", 512}, {"int8", 512}}},
+      {"gfx1201", "RDNA4", {{"fp32", 256}, {"fp16", 1024}, {"bf16", 1024}, {"int8", 2048}}},
+      {"gfx908",
+       "CDNA1",
+       {{"fp32", 128}, {"fp32_matrix", 256}, {"fp64", 64}, {"fp16", 1024}, {"bf16", 512}, {"int8", 1024}}},
+      {"gfx90a",
+       "CDNA2",
+       {{"fp32", 128},
+        {"fp32_matrix", 256},
+        {"fp64", 128},
+        {"fp64_matrix", 256},
+        {"fp16", 1024},
+        {"bf16", 1024},
+        {"int8", 1024}}},
+      {"GFX942",
+       "CDNA3",
+       {{"fp32", 256},
+        {"fp32_matrix", 256},
+        {"fp64", 128},
+        {"fp64_matrix", 256},
+        {"tf32", 1024},
+        {"fp16", 2048},
+        {"bf16", 2048},
+        {"int8", 4096}}},
+  };
+  for (const auto& a : amd) {
+    SCOPED_TRACE(a.target);
+    const AmdFamilyRates* f = r.amd_family(a.target);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->family, a.family);
+    EXPECT_EQ(f->per_cu, a.per_cu);
+  }
+  for (const char* none : {"gfx906", "gfx950", "gfx9999", "gfx90c", ""})
+    EXPECT_EQ(r.amd_family(none), nullptr) << none;
+
+  EXPECT_EQ(r.intel_lanes_per_eu("Xe2-HPG"), 16);
+  EXPECT_EQ(r.intel_lanes_per_eu("Xe-HPC"), 16);
+  EXPECT_EQ(r.intel_lanes_per_eu("Xe-HPG"), 8);
+  EXPECT_EQ(r.intel_lanes_per_eu("Xe-LPG"), 8);
+  EXPECT_FALSE(r.intel_lanes_per_eu("Gen9").has_value());
+
+  // Every row names its source.
+  for (const auto& t : r.nvidia_tensor) EXPECT_FALSE(t.source.empty());
+  for (const auto& f : r.amd) EXPECT_FALSE(f.source.empty()) << f.family;
+  for (const auto& l : r.intel) EXPECT_FALSE(l.source.empty());
+  for (const auto& [dtype, rows] : r.cpu) {
+    for (const auto& row : rows) EXPECT_FALSE(row.sources.empty()) << dtype << ": " << row.how;
+  }
+  ASSERT_EQ(r.cpu.at("fp32").size(), 5u);  // AVX-512, AVX2+FMA, AVX, SSE, NEON
+  EXPECT_DOUBLE_EQ(r.cpu.at("fp32")[0].per_cycle, 64);
+}
+
+namespace {
+
+/// The repository's arch.json with `from` replaced by `to` (once).
+std::string arch_with(const std::string& from, const std::string& to) {
+  std::ifstream in(std::string(ACCEL_KB_DIR) + "/arch.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string rates_error(const std::string& text) {
+  try {
+    PeakRates::parse(text, "arch.json");
+  } catch (const KbError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(PeakRates, BadOrMissingRowsAreKbErrorsNamingTheRow) {
+  EXPECT_NO_THROW(PeakRates::parse(arch_with("", ""), "arch.json"));
+  EXPECT_TRUE(has(rates_error(R"({"gfx": {}})"), "missing 'peak_rates'")) << rates_error(R"({"gfx": {}})");
+  EXPECT_TRUE(has(rates_error("{"), "arch.json is not valid JSON"));
+  const std::string no_source = rates_error(
+      arch_with(R"("source": "NVIDIA A100 Tensor Core GPU architecture whitepaper")", R"("source": "")"));
+  EXPECT_TRUE(
+      has(no_source, "arch.json: peak_rates.nvidia.tensor_per_sm[1]: missing or empty string 'source'"))
+      << no_source;
+  const std::string bad_dtype =
+      rates_error(arch_with(R"("per_clock": {"fp16": 1024})", R"("per_clock": {"fp8": 1024})"));
+  EXPECT_TRUE(has(bad_dtype, "tensor_per_sm[0].per_clock: unknown dtype 'fp8'")) << bad_dtype;
+  const std::string bad_cc = rates_error(arch_with(R"("sm_50": 128)", R"("rtx": 128)"));
+  EXPECT_TRUE(has(bad_cc, "fp32_lanes_per_sm.lanes.rtx: 'rtx' is not a compute capability")) << bad_cc;
+  const std::string negative =
+      rates_error(arch_with(R"("per_cu": {"fp32": 128, "fp16": 256})", R"("per_cu": {"fp32": -128})"));
+  EXPECT_TRUE(has(negative, "peak_rates.amd[0].per_cu.fp32: expected a positive number")) << negative;
+  const std::string target = rates_error(arch_with(R"("targets": ["gfx908"])", R"("targets": ["908"])"));
+  EXPECT_TRUE(has(target, "amd[4].targets: '908' is not a gfx target")) << target;
+  const std::string both =
+      rates_error(arch_with(R"("fp32_times": 0.5,)", R"("fp32_times": 0.5, "per_cycle": 8,)"));
+  EXPECT_TRUE(has(both, "peak_rates.cpu.fp64[0]: needs exactly one of 'per_cycle' and 'fp32_times'")) << both;
+  const std::string intel = rates_error(arch_with(R"("lanes_per_eu": 16)", R"("lanes_per_eu": 0)"));
+  EXPECT_TRUE(has(intel, "intel[0].lanes_per_eu: expected a positive integer")) << intel;
+  const std::string cpu_dtype = rates_error(arch_with(R"("bf16": [)", R"("tf32": [)"));
+  EXPECT_TRUE(has(cpu_dtype, "peak_rates.cpu.tf32: not a CPU dtype")) << cpu_dtype;
+}
+
+TEST(PeakRates, TheTableLoadsThemAndUnloadedRatesEstimateNothing) {
+  EXPECT_FALSE(rates().empty());
+  EXPECT_TRUE(GpuPeakTable::parse(one_row(), "gpus.json").rates().empty());
+  // A kb with gpus.json but no arch.json: the table refuses to load.
+  const auto dir = std::filesystem::temp_directory_path() / "accel_peaks_no_arch";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "gpus.json") << one_row();
+  std::filesystem::remove(dir / "arch.json");
+  try {
+    GpuPeakTable::load(dir.string());
+    ADD_FAILURE() << "no error";
+  } catch (const KbError& e) {
+    EXPECT_TRUE(has(e.what(), "arch.json")) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+
+  const PeakRates none;
+  GpuProperties g;
+  g.name = "NVIDIA H200";
+  g.arch = "sm_90";
+  g.multiprocessors = 132;
+  g.max_clock_mhz = 1980;
+  const Peak p = compute_peak(none, g, "fp32");
+  EXPECT_FALSE(p.known());
+  EXPECT_TRUE(has(p.source, "peak_rates")) << p.source;
+  CpuProperties c;
+  c.arch = "x86_64";
+  c.physical_cores = 2;
+  c.max_clock_mhz = 2000;
+  c.simd = {"avx2", "fma"};
+  EXPECT_FALSE(compute_peak(none, c, "fp32").known());
+  EXPECT_TRUE(has(compute_peak(none, c, "fp32").source, "peak_rates"));
+}
+
 // ---------------------------------------------------------------- estimates
 
 TEST(PeakEstimate, UnknownNvidiaGpuGetsALabelledFormula) {
@@ -322,13 +499,13 @@ TEST(PeakEstimate, UnknownNvidiaGpuGetsALabelledFormula) {
   g.multiprocessors = 132;
   g.max_clock_mhz = 1980;
   ASSERT_FALSE(table().lookup(g.name, g.arch, {g.multiprocessors, std::nullopt}).has_value());
-  const Peak fp32 = compute_peak(g, "fp32");
+  const Peak fp32 = compute_peak(rates(), g, "fp32");
   EXPECT_EQ(fp32.basis, "estimated");
   EXPECT_NEAR(fp32.value, 132 * 128 * 2 * 1980e6 / 1e12, 1e-9);  // 66.9
   for (const char* n : {"132", "128", "1980", "sm_90", "Arithmetic Instructions", "66.9"}) {
     EXPECT_TRUE(has(fp32.source, n)) << n << " not in: " << fp32.source;
   }
-  const Peak bf16 = compute_peak(g, "bf16");  // sm_90: 4096 dense FLOP/clock/SM
+  const Peak bf16 = compute_peak(rates(), g, "bf16");  // sm_90: 4096 dense FLOP/clock/SM
   EXPECT_EQ(bf16.basis, "estimated");
   EXPECT_NEAR(bf16.value, 132 * 4096 * 1980e6 / 1e12, 1e-9);
   EXPECT_TRUE(has(bf16.source, "4096")) << bf16.source;
@@ -351,16 +528,16 @@ TEST(PeakEstimate, Tf32IsAmpereAndNewerAndCdna3) {
 }
 
 TEST(PeakEstimate, Fp32LanesPerSmFollowTheProgrammingGuide) {
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_70"), 64);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_75"), 64);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_80"), 64);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_86"), 128);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("8.9"), 128);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_90a"), 128);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_100"), 128);
-  EXPECT_EQ(nvidia_fp32_lanes_per_sm("sm_120"), 128);
-  EXPECT_FALSE(nvidia_fp32_lanes_per_sm("sm_999").has_value());
-  EXPECT_FALSE(nvidia_fp32_lanes_per_sm("gfx1100").has_value());
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_70"), 64);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_75"), 64);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_80"), 64);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_86"), 128);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("8.9"), 128);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_90a"), 128);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_100"), 128);
+  EXPECT_EQ(rates().nvidia_fp32_lanes_per_sm("sm_120"), 128);
+  EXPECT_FALSE(rates().nvidia_fp32_lanes_per_sm("sm_999").has_value());
+  EXPECT_FALSE(rates().nvidia_fp32_lanes_per_sm("gfx1100").has_value());
 }
 
 TEST(PeakEstimate, TensorRatesOnlyWhereJustified) {
@@ -369,8 +546,8 @@ TEST(PeakEstimate, TensorRatesOnlyWhereJustified) {
   g.arch = "sm_86";
   g.multiprocessors = 46;
   g.max_clock_mhz = 1725;
-  EXPECT_TRUE(compute_peak(g, "fp32").known());
-  const Peak fp16 = compute_peak(g, "fp16");  // GeForce vs A-series differ on sm_86
+  EXPECT_TRUE(compute_peak(rates(), g, "fp32").known());
+  const Peak fp16 = compute_peak(rates(), g, "fp16");  // GeForce vs A-series differ on sm_86
   EXPECT_FALSE(fp16.known());
   EXPECT_EQ(fp16.basis, "unknown");
   EXPECT_TRUE(has(fp16.source, "GeForce")) << fp16.source;
@@ -381,12 +558,12 @@ TEST(PeakEstimate, MissingInputsGiveUnknownWithTheReason) {
   g.name = "NVIDIA Something";
   g.arch = "sm_90";
   g.multiprocessors = 132;
-  const Peak p = compute_peak(g, "fp32");
+  const Peak p = compute_peak(rates(), g, "fp32");
   EXPECT_FALSE(p.known());
   EXPECT_TRUE(has(p.source, "max clock")) << p.source;
   EXPECT_FALSE(memory_bandwidth_peak(g).known());
   GpuProperties nothing;
-  EXPECT_FALSE(compute_peak(nothing, "fp32").known());
+  EXPECT_FALSE(compute_peak(rates(), nothing, "fp32").known());
 }
 
 TEST(PeakEstimate, AmdFamilies) {
@@ -395,25 +572,25 @@ TEST(PeakEstimate, AmdFamilies) {
   g.arch = "gfx1100";
   g.multiprocessors = 84;
   g.max_clock_mhz = 2400;
-  const Peak fp32 = compute_peak(g, "fp32");
+  const Peak fp32 = compute_peak(rates(), g, "fp32");
   EXPECT_EQ(fp32.basis, "estimated");
   EXPECT_NEAR(fp32.value, 84 * 64 * 2 * 2 * 2400e6 / 1e12, 1e-9);  // 51.6 with dual-issue
   EXPECT_TRUE(has(fp32.source, "dual-issue")) << fp32.source;
-  EXPECT_NEAR(compute_peak(g, "bf16").value, 84 * 512 * 2400e6 / 1e12, 1e-9);
+  EXPECT_NEAR(compute_peak(rates(), g, "bf16").value, 84 * 512 * 2400e6 / 1e12, 1e-9);
 
   g.name = "AMD Radeon RX 6800";
   g.arch = "gfx1030";
   g.multiprocessors = 60;
   g.max_clock_mhz = 2105;
-  const Peak bf16 = compute_peak(g, "bf16");
+  const Peak bf16 = compute_peak(rates(), g, "bf16");
   EXPECT_TRUE(bf16.emulated);
   EXPECT_NEAR(bf16.value, 60 * 128 * 2105e6 / 1e12, 1e-9);
-  EXPECT_NEAR(compute_peak(g, "fp16").value, 60 * 256 * 2105e6 / 1e12, 1e-9);
+  EXPECT_NEAR(compute_peak(rates(), g, "fp16").value, 60 * 256 * 2105e6 / 1e12, 1e-9);
 
   g.arch = "gfx9999";  // unknown family: the plain formula, said so
-  const Peak plain = compute_peak(g, "fp32");
+  const Peak plain = compute_peak(rates(), g, "fp32");
   EXPECT_NEAR(plain.value, 60 * 64 * 2 * 2105e6 / 1e12, 1e-9);
-  EXPECT_FALSE(compute_peak(g, "fp16").known());
+  EXPECT_FALSE(compute_peak(rates(), g, "fp16").known());
 }
 
 TEST(PeakEstimate, BandwidthFromMemoryClockAndBusWidth) {
@@ -454,14 +631,14 @@ TEST(CpuPeak, TwoCoreAvx512At2GHzIs256Gflops) {
   c.physical_cores = 2;
   c.max_clock_mhz = 2000;
   c.simd = {"sse4_2", "avx", "avx2", "fma", "avx512f"};
-  const Peak p = compute_peak(c, "fp32");
+  const Peak p = compute_peak(rates(), c, "fp32");
   EXPECT_EQ(p.basis, "estimated");
   EXPECT_EQ(p.unit, "TFLOP/s");
   EXPECT_NEAR(p.value, 0.256, 1e-12);
   for (const char* n : {"2 physical cores", "2000 MHz", "64", "256 GFLOP/s", "assumption", "Optimization"}) {
     EXPECT_TRUE(has(p.source, n)) << n << " not in: " << p.source;
   }
-  EXPECT_NEAR(compute_peak(c, "fp64").value, 0.128, 1e-12);
+  EXPECT_NEAR(compute_peak(rates(), c, "fp64").value, 0.128, 1e-12);
 }
 
 TEST(CpuPeak, SimdLevels) {
@@ -470,18 +647,19 @@ TEST(CpuPeak, SimdLevels) {
   c.physical_cores = 4;
   c.max_clock_mhz = 3000;
   c.simd = {"sse4_2", "avx", "avx2", "fma"};
-  EXPECT_NEAR(compute_peak(c, "fp32").value, 4 * 3000e6 * 32 / 1e12, 1e-12);
+  EXPECT_NEAR(compute_peak(rates(), c, "fp32").value, 4 * 3000e6 * 32 / 1e12, 1e-12);
   c.simd = {"sse4_2", "avx"};
-  EXPECT_NEAR(compute_peak(c, "fp32").value, 4 * 3000e6 * 16 / 1e12, 1e-12);
+  EXPECT_NEAR(compute_peak(rates(), c, "fp32").value, 4 * 3000e6 * 16 / 1e12, 1e-12);
   c.simd = {};
-  EXPECT_NEAR(compute_peak(c, "fp32").value, 4 * 3000e6 * 8 / 1e12, 1e-12);  // SSE baseline of x86-64
+  EXPECT_NEAR(compute_peak(rates(), c, "fp32").value, 4 * 3000e6 * 8 / 1e12,
+              1e-12);  // SSE baseline of x86-64
   c.arch = "aarch64";
   c.simd = {"asimd", "asimdhp"};
-  EXPECT_NEAR(compute_peak(c, "fp32").value, 4 * 3000e6 * 16 / 1e12, 1e-12);
-  EXPECT_TRUE(has(compute_peak(c, "fp32").source, "assumption"));
+  EXPECT_NEAR(compute_peak(rates(), c, "fp32").value, 4 * 3000e6 * 16 / 1e12, 1e-12);
+  EXPECT_TRUE(has(compute_peak(rates(), c, "fp32").source, "assumption"));
   c.arch = "riscv64";
   c.simd = {};
-  EXPECT_FALSE(compute_peak(c, "fp32").known());
+  EXPECT_FALSE(compute_peak(rates(), c, "fp32").known());
 }
 
 TEST(CpuPeak, Bf16AndInt8Extensions) {
@@ -490,25 +668,25 @@ TEST(CpuPeak, Bf16AndInt8Extensions) {
   c.physical_cores = 2;
   c.max_clock_mhz = 2000;
   c.simd = {"avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8"};
-  EXPECT_NEAR(compute_peak(c, "bf16").value, 2 * 2000e6 * 1024 / 1e12, 1e-12);  // AMX
-  EXPECT_NEAR(compute_peak(c, "int8").value, 2 * 2000e6 * 2048 / 1e12, 1e-12);
-  EXPECT_EQ(compute_peak(c, "int8").unit, "TOPS");
+  EXPECT_NEAR(compute_peak(rates(), c, "bf16").value, 2 * 2000e6 * 1024 / 1e12, 1e-12);  // AMX
+  EXPECT_NEAR(compute_peak(rates(), c, "int8").value, 2 * 2000e6 * 2048 / 1e12, 1e-12);
+  EXPECT_EQ(compute_peak(rates(), c, "int8").unit, "TOPS");
   c.simd = {"avx2", "fma", "avx512f", "avx512_bf16"};
-  EXPECT_NEAR(compute_peak(c, "bf16").value, 2 * 2000e6 * 128 / 1e12, 1e-12);  // 2x fp32
+  EXPECT_NEAR(compute_peak(rates(), c, "bf16").value, 2 * 2000e6 * 128 / 1e12, 1e-12);  // 2x fp32
   c.simd = {"avx2", "fma"};
-  const Peak emulated = compute_peak(c, "bf16");
+  const Peak emulated = compute_peak(rates(), c, "bf16");
   EXPECT_TRUE(emulated.emulated);
-  EXPECT_DOUBLE_EQ(emulated.value, compute_peak(c, "fp32").value);
-  EXPECT_FALSE(compute_peak(c, "int8").known());
+  EXPECT_DOUBLE_EQ(emulated.value, compute_peak(rates(), c, "fp32").value);
+  EXPECT_FALSE(compute_peak(rates(), c, "int8").known());
 }
 
 TEST(CpuPeak, MissingInputsGiveUnknown) {
   CpuProperties c;
   c.simd = {"avx2", "fma"};
   c.max_clock_mhz = 3000;
-  EXPECT_FALSE(compute_peak(c, "fp32").known());
+  EXPECT_FALSE(compute_peak(rates(), c, "fp32").known());
   c.physical_cores = 8;
   c.max_clock_mhz.reset();
-  EXPECT_FALSE(compute_peak(c, "fp32").known());
-  EXPECT_EQ(compute_peak(c, "fp32").basis, "unknown");
+  EXPECT_FALSE(compute_peak(rates(), c, "fp32").known());
+  EXPECT_EQ(compute_peak(rates(), c, "fp32").basis, "unknown");
 }

@@ -14,8 +14,6 @@
 namespace accel {
 namespace {
 
-using testing::load_report;
-
 // Every identifying value planted in h200-with-secrets.json (see make_fixtures.py).
 const std::vector<std::string> kSecrets = {
     "gpu-node-17", "corp.example.com",  "alice", "e50bae73-e5ff-aff4-2fb5-39916598e578", "1653724055615",

@@ -10,12 +10,6 @@
 namespace accel {
 namespace {
 
-using testing::has;
-using testing::ids;
-using testing::load_report;
-using testing::run_rules;
-using testing::with_id;
-
 TEST(RulesEngine, HealthyH200HasNoWarnings) {
   const Report r = load_report("h200-healthy.json");
   const auto fs = run_rules(r);

@@ -8,15 +8,6 @@
 namespace accel {
 namespace {
 
-using testing::env_var;
-using testing::has;
-using testing::ids;
-using testing::load_report;
-using testing::mentions;
-using testing::only;
-using testing::run_rules;
-using testing::with_id;
-
 TEST(RulesHealth, ErrorsGroupedByCause) {
   const auto fs = run_rules(load_report("rx6650xt-windows-selfbuilt.json"));
   const auto errors = with_id(fs, "op_errors");

@@ -12,12 +12,6 @@
 namespace accel {
 namespace {
 
-using testing::has;
-using testing::ids;
-using testing::load_report;
-using testing::run_rules;
-using testing::with_id;
-
 Topology topology_of(const std::string& machine) {
   const auto roots = platform::test::recorded(machine);
   return platform::probe_topology(roots, platform::probe_gpus(roots));
@@ -26,14 +20,7 @@ Topology topology_of(const std::string& machine) {
 bool any_multi(const std::vector<Finding>& fs) { return has(fs, "multi."); }
 
 Result row(const std::string& key, const std::string& category, const std::string& name) {
-  Result r;
-  r.key = key;
-  r.kind = ResultKind::multi;
-  r.category = category;
-  r.name = name;
-  r.status = Status::ok;
-  r.device = "cuda:0";
-  return r;
+  return multi_row(key, category, name, "cuda:0");
 }
 
 json identity(int rank, const std::string& host, const std::string& nccl_version, const json& transports) {

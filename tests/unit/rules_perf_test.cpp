@@ -10,14 +10,6 @@
 namespace accel {
 namespace {
 
-using testing::has;
-using testing::ids;
-using testing::load_report;
-using testing::mentions;
-using testing::only;
-using testing::run_rules;
-using testing::with_id;
-
 // ---------------------------------------------------------------- CPU BLAS
 
 TEST(RulesPerf, ReferenceBlasOnTheRecordedCpuRun) {

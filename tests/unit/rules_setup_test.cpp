@@ -8,15 +8,6 @@
 namespace accel {
 namespace {
 
-using testing::env_var;
-using testing::has;
-using testing::ids;
-using testing::load_report;
-using testing::mentions;
-using testing::only;
-using testing::run_rules;
-using testing::with_id;
-
 // ---------------------------------------------------------------- no accelerator
 
 TEST(RulesSetup, CpuOnlyTorchWithAnNvidiaGpu) {

@@ -1,4 +1,4 @@
-// Shared helpers of the rules, compare and redact tests: the report fixtures
+// Shared helpers of the rules, compare, redact and multi tests: the report fixtures
 // (tests/fixtures/reports/, README there says which are recorded and which
 // edited) and the repository's kb.
 #pragma once
@@ -72,4 +72,31 @@ inline bool mentions(const Finding& f, const std::string& text) {
 
 inline EnvVar env_var(const std::string& name, const std::string& value) { return EnvVar{name, value, ""}; }
 
+/// A multi row in the shape the engine writes it (status ok), for the multi
+/// rules and tables.
+inline Result multi_row(const std::string& key, const std::string& category, const std::string& name,
+                        const std::string& device = "") {
+  Result r;
+  r.key = key;
+  r.kind = ResultKind::multi;
+  r.category = category;
+  r.name = name;
+  r.status = Status::ok;
+  r.device = device;
+  return r;
+}
+
 }  // namespace accel::testing
+
+// The tests that include this header call the helpers by their short names.
+namespace accel {
+using testing::env_var;
+using testing::has;
+using testing::ids;
+using testing::load_report;
+using testing::mentions;
+using testing::multi_row;
+using testing::only;
+using testing::run_rules;
+using testing::with_id;
+}  // namespace accel

@@ -11,13 +11,6 @@
 namespace accel {
 namespace {
 
-using testing::has;
-using testing::ids;
-using testing::load_report;
-using testing::mentions;
-using testing::only;
-using testing::run_rules;
-
 Result* find_row(Report& r, const std::string& key, const std::string& device) {
   for (auto& x : r.results) {
     if (x.key == key && x.device == device) return &x;

@@ -13,11 +13,6 @@
 namespace accel {
 namespace {
 
-using testing::has;
-using testing::ids;
-using testing::run_rules;
-using testing::with_id;
-
 Report windows_fixture(const std::string& name) {
   return read_report_file(std::string(ACCEL_TEST_FIXTURES) + "/windows/" + name);
 }

@@ -10,6 +10,7 @@
 #include "core/report/console.hpp"
 #include "core/report/console_detail.hpp"
 
+#include "core/evidence_views.hpp"
 #include "core/report/digest.hpp"
 #include "core/report/gpu_busy_rows.hpp"
 #include "core/roofline.hpp"
@@ -400,17 +401,57 @@ std::string render_bench_table(const std::vector<Result>& results, const Console
   return t.str() + render_gpu_busy(results, ResultKind::bench, style);
 }
 
+namespace {
+
+/// A metric as recorded (a non-finite one too: digest.hpp's metric() drops those).
+std::optional<double> raw_metric(const Result& r, const char* k) {
+  const auto it = r.metrics.find(k);
+  if (it == r.metrics.end()) return std::nullopt;
+  return it->second;
+}
+
+/// "batch 4" -> "4": a sweep's rows differ only by their batch.
+std::string batch_of(const Result& r) {
+  constexpr std::string_view kPrefix = "batch ";
+  return r.shape.rfind(kPrefix, 0) == 0 ? r.shape.substr(kPrefix.size()) : std::string("-");
+}
+
+/// A ceiling an LLM row's "% GEMM" (tflops) or "% BW" (gbps) is of.
+std::string llm_ceiling_text(const LlmCeiling& c, bool tflops) {
+  const double v = tflops ? c.tflops : c.gbps;
+  return v > 0 ? fmt::format("{} {} ({})", c.key, tflops ? format_tflops(v) : format_gbps(v), c.source)
+               : fmt::format("{}: {}", c.key, c.source);
+}
+
+/// Where a decode step's device time goes, by class, largest first; "" when
+/// the row does not say.
+std::string decode_attribution(const Result& r, const LlmEvidence& e, const std::string& label) {
+  if (r.status != Status::ok || !e.device_time_per_step_us) return "";
+  std::vector<std::pair<double, std::string>> classes;
+  for (const auto& [k, us] : *e.device_time_per_step_us) classes.emplace_back(us, k);
+  std::sort(classes.rbegin(), classes.rend());
+  std::vector<std::string> parts;
+  for (const auto& [us, k] : classes) parts.push_back(fmt::format("{} {}", k, format_us(us)));
+  std::string line = fmt::format("  {}: {}", label, fmt::join(parts, ", "));
+  if (auto busy = raw_metric(r, "device_busy_per_step_us")) {
+    line += fmt::format("; busy {} of a {} step", format_us(*busy),
+                        format_us(raw_metric(r, "step_time_us").value_or(0)));
+  }
+  if (auto idle = raw_metric(r, "device_idle_fraction")) line += fmt::format(", idle {:.0f}%", 100 * *idle);
+  if (auto k = raw_metric(r, "kernels_per_step")) line += fmt::format(", {:.0f} kernels", *k);
+  if (e.bottleneck) line += "\n    " + *e.bottleneck;
+  return line + "\n";
+}
+
+/// The note of an ok row: its accuracy, else what bounds it.
+std::string llm_ok_note(const Result& r, const LlmEvidence& e) {
+  if (r.accuracy) return r.accuracy->detail;
+  return e.bottleneck.value_or("");
+}
+
+}  // namespace
+
 std::string render_llm_table(const std::vector<Result>& results, const ConsoleStyle& style) {
-  auto metric = [](const Result& r, const char* k) -> std::optional<double> {
-    const auto it = r.metrics.find(k);
-    if (it == r.metrics.end()) return std::nullopt;
-    return it->second;
-  };
-  // "batch 4" -> "4": a sweep's rows differ only by their batch.
-  auto batch_of = [](const Result& r) {
-    constexpr std::string_view kPrefix = "batch ";
-    return r.shape.rfind(kPrefix, 0) == 0 ? r.shape.substr(kPrefix.size()) : std::string("-");
-  };
   Table t({{"test", 18, 10, 100},
            {"batch", 5, 5, 85},
            {"model", 12, 8, 60},
@@ -426,30 +467,25 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
   // same report, by key (the same prefill reads 88% against one run's
   // measured GEMM and 44% against another's: the figure is said, issue 19).
   std::vector<std::string> ceilings;
-  // `number` is "tflops" (the GEMM ceiling) or "gbps" (the bandwidth ceiling).
-  auto add_ceiling = [&](const Result& r, const char* field, const std::string& number) {
-    if (!r.evidence.contains(field) || !r.evidence[field].is_object()) return;
-    const json& c = r.evidence[field];
-    const double v = c.value(number, 0.0);
-    const std::string text =
-        v > 0 ? fmt::format("{} {} ({})", c.value("key", ""),
-                            number == "tflops" ? format_tflops(v) : format_gbps(v), c.value("source", ""))
-              : fmt::format("{}: {}", c.value("key", ""), c.value("source", ""));
+  auto add_ceiling = [&](const std::optional<LlmCeiling>& c, bool tflops) {
+    if (!c) return;
+    const std::string text = llm_ceiling_text(*c, tflops);
     if (std::find(ceilings.begin(), ceilings.end(), text) == ceilings.end()) ceilings.push_back(text);
   };
   for (const auto& r : results) {
     if (r.kind != ResultKind::llm) continue;  // the bench rows measured as ceilings have their own table
-    add_ceiling(r, "gemm_ceiling", "tflops");
-    add_ceiling(r, "bandwidth_ceiling", "gbps");
+    const LlmEvidence e = llm_evidence(r);
+    add_ceiling(e.gemm_ceiling, true);
+    add_ceiling(e.bandwidth_ceiling, false);
     std::string rate = "-", lat = "-", roof = "-";
-    if (auto v = metric(r, "tokens_per_s")) rate = format_sig3(*v);
-    if (auto v = metric(r, "ttft_ms")) lat = "TTFT " + format_us(*v * 1000);
-    if (auto v = metric(r, "token_latency_p50_ms")) {
+    if (auto v = raw_metric(r, "tokens_per_s")) rate = format_sig3(*v);
+    if (auto v = raw_metric(r, "ttft_ms")) lat = "TTFT " + format_us(*v * 1000);
+    if (auto v = raw_metric(r, "token_latency_p50_ms")) {
       lat = fmt::format("p50 {} p90 {}", format_us(*v * 1000),
-                        format_us(metric(r, "token_latency_p90_ms").value_or(0) * 1000));
+                        format_us(raw_metric(r, "token_latency_p90_ms").value_or(0) * 1000));
     }
-    if (auto v = metric(r, "decode_roofline_pct")) roof = fmt::format("{:.0f}% BW", *v);
-    if (auto v = metric(r, "prefill_roofline_pct")) roof = fmt::format("{:.0f}% GEMM", *v);
+    if (auto v = raw_metric(r, "decode_roofline_pct")) roof = fmt::format("{:.0f}% BW", *v);
+    if (auto v = raw_metric(r, "prefill_roofline_pct")) roof = fmt::format("{:.0f}% GEMM", *v);
     const std::string label = fmt::format("{} b{} {}", r.name, batch_of(r), r.device);
     std::string note;
     if (r.status != Status::ok) {
@@ -457,38 +493,15 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
       problems +=
           fmt::format("  {} {}: {}\n", colorize_status(r.status, std::string(to_string(r.status)), style),
                       r.key, r.reason.empty() && r.error ? r.error->message : r.reason);
-    } else if (r.accuracy) {
-      note = r.accuracy->detail;
-    } else if (r.evidence.contains("bottleneck") && r.evidence["bottleneck"].is_string()) {
-      note = r.evidence["bottleneck"].get<std::string>();
-    }
-    if (r.status == Status::ok && r.timing && r.timing->noisy) {
-      note = "noisy (IQR > 10% of median)" + std::string(note.empty() ? "" : "; ") + note;
-      rate += "!";
-    }
-    // Where a decode step's device time goes, by class, largest first.
-    if (r.status == Status::ok && r.evidence.contains("device_time_per_step_us") &&
-        r.evidence["device_time_per_step_us"].is_object()) {
-      std::vector<std::pair<double, std::string>> classes;
-      for (const auto& [k, v] : r.evidence["device_time_per_step_us"].items()) {
-        if (v.is_number()) classes.emplace_back(v.get<double>(), k);
+    } else {
+      note = llm_ok_note(r, e);
+      if (r.timing && r.timing->noisy) {
+        note = "noisy (IQR > 10% of median)" + std::string(note.empty() ? "" : "; ") + note;
+        rate += "!";
       }
-      std::sort(classes.rbegin(), classes.rend());
-      std::vector<std::string> parts;
-      for (const auto& [us, k] : classes) parts.push_back(fmt::format("{} {}", k, format_us(us)));
-      std::string line = fmt::format("  {}: {}", label, fmt::join(parts, ", "));
-      if (auto busy = metric(r, "device_busy_per_step_us")) {
-        line += fmt::format("; busy {} of a {} step", format_us(*busy),
-                            format_us(metric(r, "step_time_us").value_or(0)));
-      }
-      if (auto idle = metric(r, "device_idle_fraction")) line += fmt::format(", idle {:.0f}%", 100 * *idle);
-      if (auto k = metric(r, "kernels_per_step")) line += fmt::format(", {:.0f} kernels", *k);
-      if (r.evidence.contains("bottleneck") && r.evidence["bottleneck"].is_string()) {
-        line += "\n    " + r.evidence["bottleneck"].get<std::string>();
-      }
-      attribution += line + "\n";
     }
-    if (auto b = metric(r, "peak_memory_bytes"); b && r.status == Status::ok) {
+    attribution += decode_attribution(r, e, label);
+    if (auto b = raw_metric(r, "peak_memory_bytes"); b && r.status == Status::ok) {
       memory += fmt::format("{}{} {}", memory.empty() ? "  " : ", ", label, format_bytes(*b));
     }
     t.row({{r.name},
@@ -524,11 +537,6 @@ std::string render_llm_table(const std::vector<Result>& results, const ConsoleSt
 }
 
 std::string render_train_table(const std::vector<Result>& results, const ConsoleStyle& style) {
-  auto metric = [](const Result& r, const char* k) -> std::optional<double> {
-    const auto it = r.metrics.find(k);
-    if (it == r.metrics.end()) return std::nullopt;
-    return it->second;
-  };
   auto rate = [](double v) { return v >= 100 ? fmt::format("{:.0f}", v) : format_sig3(v); };
   auto text = [](const json& j, const char* k) {
     return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
@@ -551,31 +559,32 @@ std::string render_train_table(const std::vector<Result>& results, const Console
     const std::string who = fmt::format("{} {} on {}", r.category, r.dtype, r.device);
     std::string sps = "-", step = "-", h2d = "-", syncs = "-", loss = "-", note;
     if (item_cost) {
-      if (auto v = metric(r, "samples_per_s_with_item")) sps = rate(*v);
-      if (auto v = metric(r, "step_with_item_ms")) step = format_us(*v * 1000);
-      const double cost = metric(r, "item_cost_us").value_or(0);
+      if (auto v = raw_metric(r, "samples_per_s_with_item")) sps = rate(*v);
+      if (auto v = raw_metric(r, "step_with_item_ms")) step = format_us(*v * 1000);
+      const double cost = raw_metric(r, "item_cost_us").value_or(0);
       note = fmt::format("item() {}{} {:+.1f}%", cost > 0 ? "+" : "", format_us(cost),
-                         metric(r, "item_cost_pct").value_or(0));
+                         raw_metric(r, "item_cost_pct").value_or(0));
       if (r.evidence.value("item_cost_measurable", true) == false) note += " noise";
       costs += fmt::format("  {}, {}: {}\n", who, r.shape, text(r.evidence, "verdict"));
     } else {
-      if (auto v = metric(r, "samples_per_s")) sps = rate(*v);
-      if (auto v = metric(r, "step_ms"); v && !sweep) step = format_us(*v * 1000);
+      if (auto v = raw_metric(r, "samples_per_s")) sps = rate(*v);
+      if (auto v = raw_metric(r, "step_ms"); v && !sweep) step = format_us(*v * 1000);
     }
-    if (auto v = metric(r, "h2d_bytes_per_step")) h2d = format_bytes(*v);
-    if (auto v = metric(r, "syncs_per_step")) syncs = format_sig3(*v);
-    if (auto v = metric(r, "loss_final")) {
-      const double first = metric(r, "loss_first").value_or(0);
-      loss = r.dtype == "fp32" ? fmt::format("{:.3f}→{:.3f}", first, *v)
-                               : fmt::format("{:.3f} ({:.3f})", *v, metric(r, "loss_final_fp32").value_or(0));
+    if (auto v = raw_metric(r, "h2d_bytes_per_step")) h2d = format_bytes(*v);
+    if (auto v = raw_metric(r, "syncs_per_step")) syncs = format_sig3(*v);
+    if (auto v = raw_metric(r, "loss_final")) {
+      const double first = raw_metric(r, "loss_first").value_or(0);
+      loss = r.dtype == "fp32"
+                 ? fmt::format("{:.3f}→{:.3f}", first, *v)
+                 : fmt::format("{:.3f} ({:.3f})", *v, raw_metric(r, "loss_final_fp32").value_or(0));
     }
     if (sweep) {
-      const auto max_batch = metric(r, "max_batch").value_or(0);
+      const auto max_batch = raw_metric(r, "max_batch").value_or(0);
       const std::string limit = text(r.evidence, "limit");
       if (limit == "cap") {
         note = fmt::format("max >={:g}, cap (no OOM)", max_batch);
       } else if (limit == "out_of_memory" || limit == "injected_out_of_memory") {
-        note = fmt::format("max {:g}, OOM at {:g}{}", max_batch, metric(r, "oom_at_batch").value_or(0),
+        note = fmt::format("max {:g}, OOM at {:g}{}", max_batch, raw_metric(r, "oom_at_batch").value_or(0),
                            limit == "injected_out_of_memory" ? " INJECTED" : "");
       }
       std::string points;
@@ -588,18 +597,18 @@ std::string render_train_table(const std::vector<Result>& results, const Console
       sweeps += fmt::format("  {}:{}{}\n", who, points.empty() ? " -" : points,
                             detail.empty() ? "" : " | " + detail);
     } else if (!item_cost && r.status == Status::ok) {
-      if (auto v = metric(r, "tflops")) {
+      if (auto v = raw_metric(r, "tflops")) {
         note = *v >= 1 ? fmt::format("{:.3g} TFLOP/s", *v) : fmt::format("{:.3g} GFLOP/s", *v * 1000);
       }
       if (r.roofline && r.roofline->percent_of_bound > 0) {
         note += fmt::format(" ({:.1f}% of peak)", r.roofline->percent_of_bound);
       }
-      if (auto v = metric(r, "speedup_vs_fp32")) note += fmt::format("; {} fp32", format_ratio(*v));
-      if (auto v = metric(r, "grad_scale")) {
-        note +=
-            fmt::format("; scale {}, {:g} skipped", format_sig3(*v), metric(r, "skipped_steps").value_or(0));
+      if (auto v = raw_metric(r, "speedup_vs_fp32")) note += fmt::format("; {} fp32", format_ratio(*v));
+      if (auto v = raw_metric(r, "grad_scale")) {
+        note += fmt::format("; scale {}, {:g} skipped", format_sig3(*v),
+                            raw_metric(r, "skipped_steps").value_or(0));
       }
-      if (auto v = metric(r, "host_reads_per_step"); v && *v > 0)
+      if (auto v = raw_metric(r, "host_reads_per_step"); v && *v > 0)
         note += fmt::format("; {:g} host reads", *v);
     }
     if (r.status != Status::ok) {

@@ -116,30 +116,21 @@ LlmShape llm_shape(const Result& r) {
   return s;
 }
 
-std::vector<KeyFigure> key_figures(const Report& report) {
-  std::vector<KeyFigure> out;
-  const auto checks = results_of_kind(report, ResultKind::check);
-  if (!checks.empty()) {
-    const std::string device = checks.front().device.empty() ? report_device(report) : checks.front().device;
-    std::string line = checks_summary_line(checks, device);
-    if (line.rfind("Summary: ", 0) == 0) line = line.substr(9);
-    out.push_back({"checks", "operator checks", line, "", ""});
-  }
+namespace {
 
-  std::vector<const Result*> bench;
+/// The ok benchmarks of one group ("gemm", "memory", ...).
+std::vector<const Result*> ok_bench_in(const Report& report, const std::string& group) {
+  std::vector<const Result*> rows;
   for (const auto& r : report.results) {
-    if (r.kind == ResultKind::bench && r.status == Status::ok) bench.push_back(&r);
+    if (r.kind == ResultKind::bench && r.status == Status::ok && r.category == group) rows.push_back(&r);
   }
-  auto in_group = [&](const std::string& group) {
-    std::vector<const Result*> rows;
-    for (const Result* r : bench) {
-      if (r->category == group) rows.push_back(r);
-    }
-    return rows;
-  };
-  // GEMM: the fastest shape per device and dtype.
+  return rows;
+}
+
+/// GEMM: the fastest shape per device and dtype.
+void gemm_figures(const Report& report, std::vector<KeyFigure>& out) {
   for (const Result* r : best_per(
-           in_group("gemm"), [](const Result& x) { return x.device + "/" + x.dtype; },
+           ok_bench_in(report, "gemm"), [](const Result& x) { return x.device + "/" + x.dtype; },
            [](const Result& x) { return metric(x, "tflops"); })) {
     const double t = *metric(*r, "tflops");
     std::string versus;
@@ -150,10 +141,14 @@ std::vector<KeyFigure> key_figures(const Report& report) {
     out.push_back({"gemm", fmt::format("{} GEMM on {} ({} {})", r->dtype, r->device, r->name, r->shape),
                    r->dtype == "int8" ? format_sig3(t) + " TOPS" : format_tflops(t), versus, r->key});
   }
-  // Memory and transfers: the fastest of each benchmark per device.
+}
+
+/// Memory and transfers: the fastest of each benchmark per device; launch
+/// latency.
+void bandwidth_and_launch_figures(const Report& report, std::vector<KeyFigure>& out) {
   for (const std::string group : {"memory", "transfer"}) {
     for (const Result* r : best_per(
-             in_group(group), [](const Result& x) { return x.device + "/" + x.name; },
+             ok_bench_in(report, group), [](const Result& x) { return x.device + "/" + x.name; },
              [](const Result& x) { return metric(x, "gbps"); })) {
       const double g = *metric(*r, "gbps");
       std::string versus;
@@ -168,15 +163,18 @@ std::vector<KeyFigure> key_figures(const Report& report) {
                      format_gbps(g), versus, r->key});
     }
   }
-  for (const Result* r : in_group("launch")) {
+  for (const Result* r : ok_bench_in(report, "launch")) {
     if (auto us = metric(*r, "us_per_op")) {
       out.push_back(
           {"launch", fmt::format("{} on {}", r->name, r->device), format_us(*us) + " per op", "", r->key});
     }
   }
-  // LLM rows: per device, model, dtype and phase (prefill, decode, graph
-  // replay), the first row of the sweep (smallest batch and prompt: what one
-  // user sees) and the fastest one when it is another row.
+}
+
+/// LLM rows: per device, model, dtype and phase (prefill, decode, graph
+/// replay), the first row of the sweep (smallest batch and prompt: what one
+/// user sees) and the fastest one when it is another row.
+std::vector<const Result*> picked_llm_rows(const Report& report) {
   std::vector<std::string> groups;
   std::map<std::string, std::vector<const Result*>> picked;
   for (const auto& r : report.results) {
@@ -197,27 +195,47 @@ std::vector<KeyFigure> key_figures(const Report& report) {
       }
     }
   }
-  for (const auto& g : groups) {
-    for (const Result* r : picked[g]) {
-      const LlmShape s = llm_shape(*r);
-      std::string versus;
-      if (s.phase == "prefill") {
-        if (auto pct = metric(*r, "prefill_roofline_pct")) {
-          versus = fmt::format("{:.0f}% of the measured GEMM ceiling", *pct);
-        }
-      } else if (auto pct = metric(*r, "decode_roofline_pct")) {
-        versus = fmt::format("{:.0f}% of the bandwidth roofline", *pct);
-        if (auto roof = metric(*r, "roofline_tokens_per_s")) {
-          versus += fmt::format(" ({} tokens/s)", format_sig3(*roof));
-        }
+  std::vector<const Result*> out;
+  for (const auto& g : groups) out.insert(out.end(), picked[g].begin(), picked[g].end());
+  return out;
+}
+
+void llm_figures(const Report& report, std::vector<KeyFigure>& out) {
+  for (const Result* r : picked_llm_rows(report)) {
+    const LlmShape s = llm_shape(*r);
+    std::string versus;
+    if (s.phase == "prefill") {
+      if (auto pct = metric(*r, "prefill_roofline_pct")) {
+        versus = fmt::format("{:.0f}% of the measured GEMM ceiling", *pct);
       }
-      if (r->speedup) versus += (versus.empty() ? "" : "; ") + format_ratio(*r->speedup) + " vs CPU";
-      out.push_back({s.phase == "prefill" ? "llm prefill" : "llm decode",
-                     fmt::format("{} {} {} on {} ({}, batch {})", r->category, r->dtype, r->name, r->device,
-                                 s.phase == "graph" ? "graph replay" : s.phase, s.batch),
-                     format_sig3(*metric(*r, "tokens_per_s")) + " tokens/s", versus, r->key});
+    } else if (auto pct = metric(*r, "decode_roofline_pct")) {
+      versus = fmt::format("{:.0f}% of the bandwidth roofline", *pct);
+      if (auto roof = metric(*r, "roofline_tokens_per_s")) {
+        versus += fmt::format(" ({} tokens/s)", format_sig3(*roof));
+      }
     }
+    if (r->speedup) versus += (versus.empty() ? "" : "; ") + format_ratio(*r->speedup) + " vs CPU";
+    out.push_back({s.phase == "prefill" ? "llm prefill" : "llm decode",
+                   fmt::format("{} {} {} on {} ({}, batch {})", r->category, r->dtype, r->name, r->device,
+                               s.phase == "graph" ? "graph replay" : s.phase, s.batch),
+                   format_sig3(*metric(*r, "tokens_per_s")) + " tokens/s", versus, r->key});
   }
+}
+
+}  // namespace
+
+std::vector<KeyFigure> key_figures(const Report& report) {
+  std::vector<KeyFigure> out;
+  const auto checks = results_of_kind(report, ResultKind::check);
+  if (!checks.empty()) {
+    const std::string device = checks.front().device.empty() ? report_device(report) : checks.front().device;
+    std::string line = checks_summary_line(checks, device);
+    if (line.rfind("Summary: ", 0) == 0) line = line.substr(9);
+    out.push_back({"checks", "operator checks", line, "", ""});
+  }
+  gemm_figures(report, out);
+  bandwidth_and_launch_figures(report, out);
+  llm_figures(report, out);
   return out;
 }
 

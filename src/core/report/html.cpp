@@ -112,6 +112,20 @@ std::string num_cell(const std::string& s) { return "<td class=\"num\">" + esc(s
 
 std::string sig(double v) { return format_sig3(v); }
 
+std::vector<const Result*> result_pointers(const Report& report, ResultKind kind) {
+  std::vector<const Result*> out;
+  for (const auto& r : report.results) {
+    if (r.kind == kind) out.push_back(&r);
+  }
+  return out;
+}
+
+std::string percent_of_bound_text(const Roofline& rf) {
+  return rf.percent_of_bound > 0
+             ? fmt::format("{:.1f}%{}", rf.percent_of_bound, rf.above_peak ? " (above: suspect)" : "")
+             : "-";
+}
+
 /// A log-scale domain around [lo, hi] with some margin (never empty or <= 0).
 json log_domain(double lo, double hi) {
   if (!(lo > 0)) lo = hi > 0 ? hi : 1;

@@ -30,58 +30,71 @@ struct Roof {
   std::string series;
 };
 
-}  // namespace
-
-void roofline_section(std::string& out, Page& page, const Report& report) {
+/// The items with a roofline: those placed on the chart (with the roof each
+/// is measured against) and those that cannot be (no FLOPs or no time).
+struct RoofPlan {
   std::vector<Roof> roofs;
   std::vector<const Result*> placed, not_placed;
-  std::vector<std::size_t> roof_of;
+  std::vector<std::size_t> roof_of;  ///< per placed item, its roof
+};
+
+/// The legend name of a roof: its device, dtypes and ceilings.
+std::string roof_series(const Roof& roof) {
+  std::string dts;
+  for (const auto& d : roof.dtypes) dts += (dts.empty() ? "" : "/") + d;
+  if (roof.peak > 0 && roof.bw > 0) {
+    return fmt::format("{} {}: {}, {}", roof.device, dts, format_tflops(roof.peak), format_gbps(roof.bw));
+  }
+  if (roof.peak > 0) {
+    return fmt::format("{} {}: {}, bandwidth unknown", roof.device, dts, format_tflops(roof.peak));
+  }
+  if (roof.bw > 0)
+    return fmt::format("{} {}: {}, compute peak unknown", roof.device, dts, format_gbps(roof.bw));
+  return fmt::format("{} {}: no ceiling known", roof.device, dts);
+}
+
+RoofPlan plan_roofs(const Report& report) {
+  RoofPlan p;
   for (const auto& r : report.results) {
     if (!r.roofline) continue;
     const Roofline& rf = *r.roofline;
     if (!(rf.intensity_flop_per_byte > 0) || !(rf.achieved_tflops > 0)) {
-      not_placed.push_back(&r);
+      p.not_placed.push_back(&r);
       continue;
     }
     const double peak = rf.peak_tflops > 0 ? rf.peak_tflops : 0,
                  bw = rf.bandwidth_gbps > 0 ? rf.bandwidth_gbps : 0;
-    auto it = std::find_if(roofs.begin(), roofs.end(), [&](const Roof& x) {
+    auto it = std::find_if(p.roofs.begin(), p.roofs.end(), [&](const Roof& x) {
       return x.device == r.device && x.peak == peak && x.bw == bw;
     });
-    if (it == roofs.end()) {
-      roofs.push_back(Roof{r.device, {}, peak, bw, rf.peak_source, rf.bandwidth_source, ""});
-      it = roofs.end() - 1;
+    if (it == p.roofs.end()) {
+      p.roofs.push_back(Roof{r.device, {}, peak, bw, rf.peak_source, rf.bandwidth_source, ""});
+      it = p.roofs.end() - 1;
     }
     if (std::find(it->dtypes.begin(), it->dtypes.end(), r.dtype) == it->dtypes.end())
       it->dtypes.push_back(r.dtype);
-    placed.push_back(&r);
-    roof_of.push_back(static_cast<std::size_t>(it - roofs.begin()));
+    p.placed.push_back(&r);
+    p.roof_of.push_back(static_cast<std::size_t>(it - p.roofs.begin()));
   }
-  for (auto& roof : roofs) {
+  for (auto& roof : p.roofs) {
     std::stable_sort(roof.dtypes.begin(), roof.dtypes.end(), [](const std::string& a, const std::string& b) {
       return dtype_rank(a) < dtype_rank(b);
     });
-    std::string dts;
-    for (const auto& d : roof.dtypes) dts += (dts.empty() ? "" : "/") + d;
-    if (roof.peak > 0 && roof.bw > 0) {
-      roof.series =
-          fmt::format("{} {}: {}, {}", roof.device, dts, format_tflops(roof.peak), format_gbps(roof.bw));
-    } else if (roof.peak > 0) {
-      roof.series = fmt::format("{} {}: {}, bandwidth unknown", roof.device, dts, format_tflops(roof.peak));
-    } else if (roof.bw > 0) {
-      roof.series = fmt::format("{} {}: {}, compute peak unknown", roof.device, dts, format_gbps(roof.bw));
-    } else {
-      roof.series = fmt::format("{} {}: no ceiling known", roof.device, dts);
-    }
+    roof.series = roof_series(roof);
   }
+  return p;
+}
+
+/// The chart's points: one per placed item.
+json roofline_points(const RoofPlan& p) {
   json points = json::array();
-  for (std::size_t i = 0; i < placed.size(); ++i) {
-    const Result& r = *placed[i];
+  for (std::size_t i = 0; i < p.placed.size(); ++i) {
+    const Result& r = *p.placed[i];
     const Roofline& rf = *r.roofline;
     points.push_back({{"key", r.key},
                       {"kind", r.kind},
                       {"dtype", r.dtype},
-                      {"series", roofs[roof_of[i]].series},
+                      {"series", p.roofs[p.roof_of[i]].series},
                       {"status", status_label(r)},
                       {"intensity", rf.intensity_flop_per_byte},
                       {"achieved_tflops", rf.achieved_tflops},
@@ -89,142 +102,173 @@ void roofline_section(std::string& out, Page& page, const Report& report) {
                       {"percent_of_bound", std::round(rf.percent_of_bound * 10) / 10},
                       {"above_peak", rf.above_peak}});
   }
+  return points;
+}
+
+/// The chart's extent on both (log) axes.
+struct Extent {
+  double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
+};
+
+/// The intensity range: the placed items and every ridge point, widened.
+Extent intensity_extent(const RoofPlan& p) {
+  Extent e;
+  for (const Result* r : p.placed) {
+    e.xmin = std::min(e.xmin, r->roofline->intensity_flop_per_byte);
+    e.xmax = std::max(e.xmax, r->roofline->intensity_flop_per_byte);
+    e.ymin = std::min(e.ymin, r->roofline->achieved_tflops);
+    e.ymax = std::max(e.ymax, r->roofline->achieved_tflops);
+  }
+  for (const auto& roof : p.roofs) {
+    if (roof.peak > 0 && roof.bw > 0) {
+      const double ridge = roof.peak / roof.bw * 1000;
+      e.xmin = std::min(e.xmin, ridge / 4);
+      e.xmax = std::max(e.xmax, ridge * 4);
+    }
+  }
+  e.xmin /= 2;
+  e.xmax *= 2;
+  return e;
+}
+
+/// The roofs as lines over the intensity range (each with its ridge point);
+/// widens the TFLOP/s range to what they reach.
+json roof_lines(const std::vector<Roof>& roofs, Extent& e) {
+  json lines = json::array();
+  for (const auto& roof : roofs) {
+    if (!(roof.peak > 0) && !(roof.bw > 0)) continue;
+    std::vector<double> xs;
+    const int n = 48;
+    for (int i = 0; i <= n; ++i) xs.push_back(e.xmin * std::pow(e.xmax / e.xmin, static_cast<double>(i) / n));
+    if (roof.peak > 0 && roof.bw > 0) xs.push_back(roof.peak / roof.bw * 1000);
+    std::sort(xs.begin(), xs.end());
+    for (double x : xs) {
+      double y = roof.peak > 0 ? roof.peak : 0;
+      if (roof.bw > 0) y = roof.peak > 0 ? std::min(roof.peak, x * roof.bw / 1000) : x * roof.bw / 1000;
+      lines.push_back({{"series", roof.series}, {"intensity", x}, {"tflops", y}});
+      e.ymin = std::min(e.ymin, y);
+    }
+    // The chart reaches up to the highest known compute peak; a roof
+    // without one (bandwidth only) runs off the top instead of stretching it.
+    if (roof.peak > 0) e.ymax = std::max(e.ymax, roof.peak);
+  }
+  return lines;
+}
+
+/// The Vega-Lite spec: the roofs as lines, the items as points (log-log).
+json roofline_spec(const json& lines, const json& points, const Extent& e) {
+  const json x = {{"field", "intensity"},
+                  {"type", "quantitative"},
+                  {"title", "arithmetic intensity (FLOP/byte)"},
+                  {"scale", {{"type", "log"}, {"domain", json::array({e.xmin, e.xmax})}, {"nice", false}}}};
+  const json y_dom = log_domain(e.ymin, e.ymax);
+  return {
+      {"width", 860},
+      {"height", 440},
+      {"title", "Achieved TFLOP/s against the compute and bandwidth ceilings (log-log)"},
+      {"layer",
+       json::array(
+           {{{"data", {{"values", lines}}},
+             {"mark", {{"type", "line"}, {"strokeWidth", 2}, {"clip", true}}},
+             {"encoding",
+              {{"x", x},
+               {"y",
+                {{"field", "tflops"},
+                 {"type", "quantitative"},
+                 {"title", "TFLOP/s"},
+                 {"scale", {{"type", "log"}, {"domain", y_dom}, {"nice", false}}}}},
+               {"color",
+                {{"field", "series"},
+                 {"type", "nominal"},
+                 {"title", "ceiling (line) and its items"},
+                 {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 520}}}}},
+               {"detail", {{"field", "series"}}}}}},
+            {{"data", {{"values", points}}},
+             {"mark", {{"type", "point"}, {"filled", true}, {"size", 46}, {"opacity", 0.8}, {"clip", true}}},
+             {"encoding",
+              {{"x", x},
+               {"y", {{"field", "achieved_tflops"}, {"type", "quantitative"}}},
+               {"color", {{"field", "series"}, {"type", "nominal"}}},
+               {"shape",
+                {{"field", "kind"},
+                 {"type", "nominal"},
+                 {"title", "kind"},
+                 {"legend", {{"orient", "right"}}}}},
+               {"tooltip",
+                json::array({{{"field", "key"}},
+                             {{"field", "status"}},
+                             {{"field", "series"}, {"title", "ceiling"}},
+                             {{"field", "intensity"}, {"format", ".3~g"}, {"title", "FLOP/byte"}},
+                             {{"field", "achieved_tflops"}, {"format", ".3~g"}, {"title", "TFLOP/s"}},
+                             {{"field", "bound_tflops"}, {"format", ".3~g"}, {"title", "bound TFLOP/s"}},
+                             {{"field", "percent_of_bound"}, {"title", "% of bound"}},
+                             {{"field", "above_peak"}, {"title", "above the ceiling"}}})}}}}})},
+      {"resolve", {{"scale", {{"color", "shared"}}}}}};
+}
+
+void ceilings_table(std::string& out, const std::vector<Roof>& roofs) {
+  out +=
+      "<table class=\"data ceilings\"><thead><tr><th>ceiling</th><th>compute peak</th><th>source</th>"
+      "<th>bandwidth</th><th>source</th><th>ridge point</th></tr></thead><tbody>\n";
+  for (const auto& roof : roofs) {
+    out += "<tr>" + cell(roof.series) + num_cell(roof.peak > 0 ? format_tflops(roof.peak) : "unknown") +
+           cell(roof.peak_source) + num_cell(roof.bw > 0 ? format_gbps(roof.bw) : "unknown") +
+           cell(roof.bw_source) +
+           num_cell(roof.peak > 0 && roof.bw > 0 ? sig(roof.peak / roof.bw * 1000) + " FLOP/byte" : "-") +
+           "</tr>\n";
+  }
+  out += "</tbody></table>\n";
+}
+
+void placed_table(std::string& out, const std::vector<const Result*>& placed) {
+  open_details(out, fmt::format("Numbers: {} items on the chart", placed.size()));
+  out +=
+      "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>key</th><th>device</th><th>FLOP/byte</th>"
+      "<th>achieved</th><th>bound</th><th>% of bound</th><th>GB/s</th></tr></thead><tbody>\n";
+  for (const Result* r : placed) {
+    const Roofline& rf = *r->roofline;
+    out += "<tr><td><code>" + esc(r->key) + "</code></td>" + cell(r->device) +
+           num_cell(sig(rf.intensity_flop_per_byte)) + num_cell(format_tflops(rf.achieved_tflops)) +
+           num_cell(rf.bound_tflops > 0 ? format_tflops(rf.bound_tflops) : "-") +
+           num_cell(percent_of_bound_text(rf)) + num_cell(format_gbps(rf.achieved_gbps)) + "</tr>\n";
+  }
+  out += "</tbody></table></div></details>\n";
+}
+
+void not_placed_table(std::string& out, const std::vector<const Result*>& not_placed) {
+  open_details(
+      out, fmt::format("Not on the chart: {} items without FLOPs (copies, fills, views) or without a time",
+                       not_placed.size()));
+  out +=
+      "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>key</th><th>device</th><th>achieved</th>"
+      "<th>bandwidth ceiling</th><th>% of bound</th></tr></thead><tbody>\n";
+  for (const Result* r : not_placed) {
+    const Roofline& rf = *r->roofline;
+    out += "<tr><td><code>" + esc(r->key) + "</code></td>" + cell(r->device) +
+           num_cell(rf.achieved_gbps > 0 ? format_gbps(rf.achieved_gbps) : "-") +
+           num_cell(rf.bandwidth_gbps > 0
+                        ? format_gbps(rf.bandwidth_gbps) + " (" + source_basis(rf.bandwidth_source) + ")"
+                        : "unknown") +
+           num_cell(percent_of_bound_text(rf)) + "</tr>\n";
+  }
+  out += "</tbody></table></div></details>\n";
+}
+
+}  // namespace
+
+void roofline_section(std::string& out, Page& page, const Report& report) {
+  const RoofPlan plan = plan_roofs(report);
   out += "<section id=\"roofline\"><h2>Roofline</h2>\n";
-  if (placed.empty()) {
+  if (plan.placed.empty()) {
     out += "<p class=\"empty\">No item has both FLOPs and a time, so none can be placed on a roofline.</p>\n";
   } else {
-    double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
-    for (const Result* r : placed) {
-      xmin = std::min(xmin, r->roofline->intensity_flop_per_byte);
-      xmax = std::max(xmax, r->roofline->intensity_flop_per_byte);
-      ymin = std::min(ymin, r->roofline->achieved_tflops);
-      ymax = std::max(ymax, r->roofline->achieved_tflops);
-    }
-    for (const auto& roof : roofs) {
-      if (roof.peak > 0 && roof.bw > 0) {
-        const double ridge = roof.peak / roof.bw * 1000;
-        xmin = std::min(xmin, ridge / 4);
-        xmax = std::max(xmax, ridge * 4);
-      }
-    }
-    xmin /= 2;
-    xmax *= 2;
-    json lines = json::array();
-    for (const auto& roof : roofs) {
-      if (!(roof.peak > 0) && !(roof.bw > 0)) continue;
-      std::vector<double> xs;
-      const int n = 48;
-      for (int i = 0; i <= n; ++i) xs.push_back(xmin * std::pow(xmax / xmin, static_cast<double>(i) / n));
-      if (roof.peak > 0 && roof.bw > 0) xs.push_back(roof.peak / roof.bw * 1000);
-      std::sort(xs.begin(), xs.end());
-      for (double x : xs) {
-        double y = roof.peak > 0 ? roof.peak : 0;
-        if (roof.bw > 0) y = roof.peak > 0 ? std::min(roof.peak, x * roof.bw / 1000) : x * roof.bw / 1000;
-        lines.push_back({{"series", roof.series}, {"intensity", x}, {"tflops", y}});
-        ymin = std::min(ymin, y);
-      }
-      // The chart reaches up to the highest known compute peak; a roof
-      // without one (bandwidth only) runs off the top instead of stretching it.
-      if (roof.peak > 0) ymax = std::max(ymax, roof.peak);
-    }
-    const json x = {{"field", "intensity"},
-                    {"type", "quantitative"},
-                    {"title", "arithmetic intensity (FLOP/byte)"},
-                    {"scale", {{"type", "log"}, {"domain", json::array({xmin, xmax})}, {"nice", false}}}};
-    const json y_dom = log_domain(ymin, ymax);
-    json spec = {
-        {"width", 860},
-        {"height", 440},
-        {"title", "Achieved TFLOP/s against the compute and bandwidth ceilings (log-log)"},
-        {"layer",
-         json::array(
-             {{{"data", {{"values", lines}}},
-               {"mark", {{"type", "line"}, {"strokeWidth", 2}, {"clip", true}}},
-               {"encoding",
-                {{"x", x},
-                 {"y",
-                  {{"field", "tflops"},
-                   {"type", "quantitative"},
-                   {"title", "TFLOP/s"},
-                   {"scale", {{"type", "log"}, {"domain", y_dom}, {"nice", false}}}}},
-                 {"color",
-                  {{"field", "series"},
-                   {"type", "nominal"},
-                   {"title", "ceiling (line) and its items"},
-                   {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 520}}}}},
-                 {"detail", {{"field", "series"}}}}}},
-              {{"data", {{"values", points}}},
-               {"mark",
-                {{"type", "point"}, {"filled", true}, {"size", 46}, {"opacity", 0.8}, {"clip", true}}},
-               {"encoding",
-                {{"x", x},
-                 {"y", {{"field", "achieved_tflops"}, {"type", "quantitative"}}},
-                 {"color", {{"field", "series"}, {"type", "nominal"}}},
-                 {"shape",
-                  {{"field", "kind"},
-                   {"type", "nominal"},
-                   {"title", "kind"},
-                   {"legend", {{"orient", "right"}}}}},
-                 {"tooltip",
-                  json::array({{{"field", "key"}},
-                               {{"field", "status"}},
-                               {{"field", "series"}, {"title", "ceiling"}},
-                               {{"field", "intensity"}, {"format", ".3~g"}, {"title", "FLOP/byte"}},
-                               {{"field", "achieved_tflops"}, {"format", ".3~g"}, {"title", "TFLOP/s"}},
-                               {{"field", "bound_tflops"}, {"format", ".3~g"}, {"title", "bound TFLOP/s"}},
-                               {{"field", "percent_of_bound"}, {"title", "% of bound"}},
-                               {{"field", "above_peak"}, {"title", "above the ceiling"}}})}}}}})},
-        {"resolve", {{"scale", {{"color", "shared"}}}}}};
-    out += page.chart("roofline", spec, "roofline chart");
-
-    out +=
-        "<table class=\"data ceilings\"><thead><tr><th>ceiling</th><th>compute peak</th><th>source</th>"
-        "<th>bandwidth</th><th>source</th><th>ridge point</th></tr></thead><tbody>\n";
-    for (const auto& roof : roofs) {
-      out += "<tr>" + cell(roof.series) + num_cell(roof.peak > 0 ? format_tflops(roof.peak) : "unknown") +
-             cell(roof.peak_source) + num_cell(roof.bw > 0 ? format_gbps(roof.bw) : "unknown") +
-             cell(roof.bw_source) +
-             num_cell(roof.peak > 0 && roof.bw > 0 ? sig(roof.peak / roof.bw * 1000) + " FLOP/byte" : "-") +
-             "</tr>\n";
-    }
-    out += "</tbody></table>\n";
-    open_details(out, fmt::format("Numbers: {} items on the chart", placed.size()));
-    out +=
-        "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>key</th><th>device</th><th>FLOP/byte</th>"
-        "<th>achieved</th><th>bound</th><th>% of bound</th><th>GB/s</th></tr></thead><tbody>\n";
-    for (const Result* r : placed) {
-      const Roofline& rf = *r->roofline;
-      out += "<tr><td><code>" + esc(r->key) + "</code></td>" + cell(r->device) +
-             num_cell(sig(rf.intensity_flop_per_byte)) + num_cell(format_tflops(rf.achieved_tflops)) +
-             num_cell(rf.bound_tflops > 0 ? format_tflops(rf.bound_tflops) : "-") +
-             num_cell(rf.percent_of_bound > 0 ? fmt::format("{:.1f}%{}", rf.percent_of_bound,
-                                                            rf.above_peak ? " (above: suspect)" : "")
-                                              : "-") +
-             num_cell(format_gbps(rf.achieved_gbps)) + "</tr>\n";
-    }
-    out += "</tbody></table></div></details>\n";
+    Extent extent = intensity_extent(plan);
+    const json lines = roof_lines(plan.roofs, extent);
+    out += page.chart("roofline", roofline_spec(lines, roofline_points(plan), extent), "roofline chart");
+    ceilings_table(out, plan.roofs);
+    placed_table(out, plan.placed);
   }
-  if (!not_placed.empty()) {
-    open_details(
-        out, fmt::format("Not on the chart: {} items without FLOPs (copies, fills, views) or without a time",
-                         not_placed.size()));
-    out +=
-        "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>key</th><th>device</th><th>achieved</th>"
-        "<th>bandwidth ceiling</th><th>% of bound</th></tr></thead><tbody>\n";
-    for (const Result* r : not_placed) {
-      const Roofline& rf = *r->roofline;
-      out += "<tr><td><code>" + esc(r->key) + "</code></td>" + cell(r->device) +
-             num_cell(rf.achieved_gbps > 0 ? format_gbps(rf.achieved_gbps) : "-") +
-             num_cell(rf.bandwidth_gbps > 0
-                          ? format_gbps(rf.bandwidth_gbps) + " (" + source_basis(rf.bandwidth_source) + ")"
-                          : "unknown") +
-             num_cell(rf.percent_of_bound > 0 ? fmt::format("{:.1f}%{}", rf.percent_of_bound,
-                                                            rf.above_peak ? " (above: suspect)" : "")
-                                              : "-") +
-             "</tr>\n";
-    }
-    out += "</tbody></table></div></details>\n";
-  }
+  if (!plan.not_placed.empty()) not_placed_table(out, plan.not_placed);
   out += "</section>\n";
 }
 

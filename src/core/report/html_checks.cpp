@@ -43,14 +43,58 @@ void problem_list(std::string& out, const std::vector<const Result*>& rows) {
   out += "</ul>\n";
 }
 
-}  // namespace
-
-void checks_section(std::string& out, const Report& report) {
-  std::vector<const Result*> checks;
-  for (const auto& r : report.results) {
-    if (r.kind == ResultKind::check) checks.push_back(&r);
+/// One cell of the matrix: the checks of a category and dtype as dots, the
+/// count that passed, and the problems folded under it.
+void matrix_cell(std::string& out, const std::string& cat, const std::string& d,
+                 const std::vector<const Result*>& in) {
+  if (in.empty()) {
+    out += "<td class=\"cell none\"></td>";
+    return;
   }
-  if (checks.empty()) return;
+  int ok = 0, worst = 5;
+  const Result* worst_r = in.front();
+  std::vector<const Result*> problems;
+  std::string title = fmt::format("{} {}: {} check{}", cat, d, in.size(), in.size() == 1 ? "" : "s");
+  for (const Result* r : in) {
+    ok += r->status == Status::ok && !(r->profile && r->profile->where == Where::cpu_fallback);
+    if (severity_of(*r) < worst) {
+      worst = severity_of(*r);
+      worst_r = r;
+    }
+    if (severity_of(*r) <= 3) {
+      problems.push_back(r);
+      title += "\n" + r->name + ": " + status_label(*r) +
+               (problem_text(*r).empty() ? "" : " - " + problem_text(*r));
+    }
+  }
+  out += "<td class=\"cell " + (worst == 5 ? std::string("st-ok") : status_class(*worst_r)) + "\" title=\"" +
+         esc(title) + "\"><div class=\"cnt\">" + fmt::format("{}/{}", ok, in.size()) +
+         "</div><div class=\"dots\">";
+  for (const Result* r : in) {
+    out += "<span class=\"dot " + status_class(*r) + "\" title=\"" +
+           esc(r->name + " " + r->dtype + ": " + status_label(*r) +
+               (r->timing ? ", " + format_us(r->timing->median_us) : "") +
+               (r->speedup ? ", " + format_ratio(*r->speedup) + " vs CPU" : "")) +
+           "\"></span>";
+  }
+  out += "</div>";
+  if (!problems.empty()) {
+    int failing = 0;
+    for (const Result* r : problems) failing += severity_of(*r) <= 2;
+    const int missing = static_cast<int>(problems.size()) - failing;
+    std::string what;
+    if (failing) what = fmt::format("{} failing", failing);
+    if (missing) what += fmt::format("{}{} unavailable", what.empty() ? "" : ", ", missing);
+    out +=
+        "<details class=\"why" + std::string(failing ? "" : " soft") + "\"><summary>" + what + "</summary>";
+    problem_list(out, problems);
+    out += "</details>";
+  }
+  out += "</td>";
+}
+
+/// The matrix: a row per category, a column per dtype, and its legend.
+void check_matrix(std::string& out, const std::vector<const Result*>& checks) {
   std::vector<std::string> categories, dtypes;
   for (const Result* r : checks) {
     if (std::find(categories.begin(), categories.end(), r->category) == categories.end()) {
@@ -60,20 +104,6 @@ void checks_section(std::string& out, const Report& report) {
   }
   std::stable_sort(dtypes.begin(), dtypes.end(),
                    [](const std::string& a, const std::string& b) { return dtype_rank(a) < dtype_rank(b); });
-
-  out += "<section id=\"checks\"><h2>Operator checks</h2>\n";
-  out += "<p class=\"summary\">" +
-         esc(checks_summary_line(
-             [&] {
-               std::vector<Result> v;
-               for (const Result* r : checks) v.push_back(*r);
-               return v;
-             }(),
-             checks.front()->device)) +
-         "</p>\n";
-  out +=
-      "<p class=\"hint\">Each cell is one category and dtype; each dot one check (hover for its name and "
-      "status). Click a cell's problems to read the error, its cause and the fix.</p>\n";
   out += "<div class=\"scroll\"><table class=\"matrix\"><thead><tr><th>category</th>";
   for (const auto& d : dtypes) out += "<th>" + esc(d) + "</th>";
   out += "</tr></thead><tbody>\n";
@@ -84,50 +114,7 @@ void checks_section(std::string& out, const Report& report) {
       for (const Result* r : checks) {
         if (r->category == cat && r->dtype == d) in.push_back(r);
       }
-      if (in.empty()) {
-        out += "<td class=\"cell none\"></td>";
-        continue;
-      }
-      int ok = 0, worst = 5;
-      const Result* worst_r = in.front();
-      std::vector<const Result*> problems;
-      std::string title = fmt::format("{} {}: {} check{}", cat, d, in.size(), in.size() == 1 ? "" : "s");
-      for (const Result* r : in) {
-        ok += r->status == Status::ok && !(r->profile && r->profile->where == Where::cpu_fallback);
-        if (severity_of(*r) < worst) {
-          worst = severity_of(*r);
-          worst_r = r;
-        }
-        if (severity_of(*r) <= 3) {
-          problems.push_back(r);
-          title += "\n" + r->name + ": " + status_label(*r) +
-                   (problem_text(*r).empty() ? "" : " - " + problem_text(*r));
-        }
-      }
-      out += "<td class=\"cell " + (worst == 5 ? std::string("st-ok") : status_class(*worst_r)) +
-             "\" title=\"" + esc(title) + "\"><div class=\"cnt\">" + fmt::format("{}/{}", ok, in.size()) +
-             "</div><div class=\"dots\">";
-      for (const Result* r : in) {
-        out += "<span class=\"dot " + status_class(*r) + "\" title=\"" +
-               esc(r->name + " " + r->dtype + ": " + status_label(*r) +
-                   (r->timing ? ", " + format_us(r->timing->median_us) : "") +
-                   (r->speedup ? ", " + format_ratio(*r->speedup) + " vs CPU" : "")) +
-               "\"></span>";
-      }
-      out += "</div>";
-      if (!problems.empty()) {
-        int failing = 0;
-        for (const Result* r : problems) failing += severity_of(*r) <= 2;
-        const int missing = static_cast<int>(problems.size()) - failing;
-        std::string what;
-        if (failing) what = fmt::format("{} failing", failing);
-        if (missing) what += fmt::format("{}{} unavailable", what.empty() ? "" : ", ", missing);
-        out += "<details class=\"why" + std::string(failing ? "" : " soft") + "\"><summary>" + what +
-               "</summary>";
-        problem_list(out, problems);
-        out += "</details>";
-      }
-      out += "</td>";
+      matrix_cell(out, cat, d, in);
     }
     out += "</tr>\n";
   }
@@ -139,7 +126,10 @@ void checks_section(std::string& out, const Report& report) {
       "<span class=\"dot st-mismatch\"></span> mismatch / error / off device <span class=\"dot "
       "st-crashed\"></span> "
       "crashed / hung</p>\n";
+}
 
+/// The checks that need attention, and those not in this torch build.
+void problem_lists(std::string& out, const std::vector<const Result*>& checks) {
   std::vector<const Result*> failing, unavailable;
   for (const Result* r : checks) {
     if (needs_attention(*r)) failing.push_back(r);
@@ -162,6 +152,9 @@ void checks_section(std::string& out, const Report& report) {
     problem_list(out, unavailable);
     out += "</details>\n";
   }
+}
+
+void all_checks_table(std::string& out, const std::vector<const Result*>& checks) {
   open_details(out, fmt::format("All {} checks", checks.size()));
   out +=
       "<div class=\"scroll\"><table class=\"data\"><thead><tr><th>key</th><th>shape</th><th>status</th>"
@@ -178,7 +171,25 @@ void checks_section(std::string& out, const Report& report) {
                         : "-") +
            cell(r->accuracy ? r->accuracy->detail : "-") + cell(problem_text(*r)) + "</tr>\n";
   }
-  out += "</tbody></table></div></details>\n</section>\n";
+  out += "</tbody></table></div></details>\n";
+}
+
+}  // namespace
+
+void checks_section(std::string& out, const Report& report) {
+  const std::vector<const Result*> checks = result_pointers(report, ResultKind::check);
+  if (checks.empty()) return;
+  out += "<section id=\"checks\"><h2>Operator checks</h2>\n";
+  out += "<p class=\"summary\">" +
+         esc(checks_summary_line(results_of_kind(report, ResultKind::check), checks.front()->device)) +
+         "</p>\n";
+  out +=
+      "<p class=\"hint\">Each cell is one category and dtype; each dot one check (hover for its name and "
+      "status). Click a cell's problems to read the error, its cause and the fix.</p>\n";
+  check_matrix(out, checks);
+  problem_lists(out, checks);
+  all_checks_table(out, checks);
+  out += "</section>\n";
 }
 
 }  // namespace accel::html_detail

@@ -35,6 +35,10 @@ int severity_of(const Result& r);
 std::string cell(const std::string& s);
 std::string num_cell(const std::string& s);
 std::string sig(double v);
+/// The report's results of one kind, in report order (not copies: digest.hpp's results_of_kind).
+std::vector<const Result*> result_pointers(const Report& report, ResultKind kind);
+/// An item's "% of bound", "(above: suspect)" when over the ceiling; "-" when none.
+std::string percent_of_bound_text(const Roofline& rf);
 /// A log-scale domain around [lo, hi] with some margin (never empty or <= 0).
 json log_domain(double lo, double hi);
 void open_details(std::string& out, const std::string& summary);

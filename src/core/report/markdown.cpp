@@ -159,9 +159,9 @@ std::string markdown_cell(const std::string& text) {
   return out;
 }
 
-std::string render_markdown(const Report& report, const MarkdownOptions& options) {
-  std::string out;
-  const std::string device = report_device(report);
+namespace {
+
+void header_md(std::string& out, const Report& report, const std::string& device) {
   const auto& ctx = report.context;
   out += "## accel-doctor report\n\n";
   out += "**Verdict:** " + inline_text(verdict_or_summary(report)) + "\n\n";
@@ -172,9 +172,10 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
   meta.push_back("device " + code(device));
   if (!ctx.started_at.empty()) meta.push_back(ctx.started_at);
   out += "<sub>" + inline_text(join_nonempty(meta, " · ")) + "</sub>\n\n";
+}
 
-  // As the rules engine ranked them.
-  const auto& findings = report.findings;
+/// The findings as the rules engine ranked them.
+void findings_md(std::string& out, const std::vector<Finding>& findings) {
   out += fmt::format("### Findings ({})\n\n", findings.size());
   if (findings.empty()) out += "No findings.\n";
   for (const auto& f : findings) {
@@ -187,55 +188,69 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
     if (!f.reference.empty()) out += "  - See: " + inline_text(f.reference) + "\n";
   }
   out += "\n";
+}
 
+void key_numbers_md(std::string& out, const Report& report) {
   const auto figures = key_figures(report);
-  if (!figures.empty()) {
-    out += "### Key numbers\n\n| what | measured | against |\n| --- | --- | --- |\n";
-    for (const auto& k : figures) {
-      out += fmt::format("| {} | {} | {} |\n", markdown_cell(k.label), markdown_cell(k.value),
-                         markdown_cell(k.versus.empty() ? "-" : k.versus));
-    }
-    out += "\n";
+  if (figures.empty()) return;
+  out += "### Key numbers\n\n| what | measured | against |\n| --- | --- | --- |\n";
+  for (const auto& k : figures) {
+    out += fmt::format("| {} | {} | {} |\n", markdown_cell(k.label), markdown_cell(k.value),
+                       markdown_cell(k.versus.empty() ? "-" : k.versus));
   }
+  out += "\n";
+}
 
+/// The items that need attention, the first `max_problems` of them.
+void failing_checks_md(std::string& out, const Report& report, int max_problems) {
   std::vector<const Result*> problems;
   for (const auto& r : report.results) {
     if (needs_attention(r)) problems.push_back(&r);
   }
-  if (!problems.empty()) {
-    out += fmt::format("### Failing checks ({})\n\n", problems.size());
-    out += "| item | status | problem | cause | fix |\n| --- | --- | --- | --- | --- |\n";
-    int shown = 0;
-    for (const Result* r : problems) {
-      if (shown++ >= options.max_problems) break;
-      const std::string status =
-          r->status == Status::ok ? std::string("cpu fallback") : std::string(to_string(r->status));
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(code(r->key)), status,
-                         markdown_cell(problem_text(*r)), markdown_cell(r->error ? r->error->cause : ""),
-                         markdown_cell(r->error ? r->error->fix : ""));
-    }
-    if (static_cast<int>(problems.size()) > options.max_problems) {
-      out += fmt::format("\n… and {} more (the JSON or HTML report lists them all).\n",
-                         problems.size() - static_cast<std::size_t>(options.max_problems));
-    }
-    out += "\n";
+  if (problems.empty()) return;
+  out += fmt::format("### Failing checks ({})\n\n", problems.size());
+  out += "| item | status | problem | cause | fix |\n| --- | --- | --- | --- | --- |\n";
+  int shown = 0;
+  for (const Result* r : problems) {
+    if (shown++ >= max_problems) break;
+    const std::string status =
+        r->status == Status::ok ? std::string("cpu fallback") : std::string(to_string(r->status));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(code(r->key)), status,
+                       markdown_cell(problem_text(*r)), markdown_cell(r->error ? r->error->cause : ""),
+                       markdown_cell(r->error ? r->error->fix : ""));
   }
-
-  const auto busy = gpu_busy_rows(report.results);
-  if (!busy.empty()) {
-    out +=
-        "### GPU busy while measuring\n\nSampled by accel-doctor from each item's start to its result "
-        "(the whole item, warm-up included).\n\n| item | GPU (busiest) | busy | engines (median/max) | "
-        "samples | note |\n| --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& b : busy) {
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(code(b.key)),
-                         markdown_cell(b.gpu), markdown_cell(b.low ? "**" + b.busy + "**" : b.busy),
-                         markdown_cell(b.engines), markdown_cell(b.samples), markdown_cell(b.note));
-    }
-    out += "\n";
+  if (static_cast<int>(problems.size()) > max_problems) {
+    out += fmt::format("\n… and {} more (the JSON or HTML report lists them all).\n",
+                       problems.size() - static_cast<std::size_t>(max_problems));
   }
+  out += "\n";
+}
 
-  const auto& env = ctx.environment;
+void gpu_busy_md(std::string& out, const std::vector<Result>& results) {
+  const auto busy = gpu_busy_rows(results);
+  if (busy.empty()) return;
+  out +=
+      "### GPU busy while measuring\n\nSampled by accel-doctor from each item's start to its result "
+      "(the whole item, warm-up included).\n\n| item | GPU (busiest) | busy | engines (median/max) | "
+      "samples | note |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& b : busy) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(code(b.key)), markdown_cell(b.gpu),
+                       markdown_cell(b.low ? "**" + b.busy + "**" : b.busy), markdown_cell(b.engines),
+                       markdown_cell(b.samples), markdown_cell(b.note));
+  }
+  out += "\n";
+}
+
+/// Rows with a group (ONNX Runtime, Windows) as a three-column table.
+void grouped_rows_md(std::string& out, const std::string& title, const std::vector<EnvRow>& rows) {
+  out += "\n### " + title + "\n\n| | | |\n| --- | --- | --- |\n";
+  for (const auto& r : rows)
+    out += "| " + markdown_cell(r.group) + " | " + markdown_cell(r.label) + " | " + markdown_cell(r.value) +
+           " |\n";
+}
+
+void environment_md(std::string& out, const Report& report, const std::string& device) {
+  const auto& env = report.context.environment;
   out += "### Environment\n\n| | |\n| --- | --- |\n";
   env_row(out, "GPU", gpu_line(env, device));
   env_row(out, "driver", driver_line(env.driver));
@@ -247,24 +262,27 @@ std::string render_markdown(const Report& report, const MarkdownOptions& options
   std::vector<std::string> vars;
   for (const auto& v : env.env_vars) vars.push_back(code(v.name + "=" + v.value));
   env_row(out, "GPU environment variables", vars.empty() ? "none set" : join_nonempty(vars, " "));
-  if (env.onnxruntime) {
-    out += "\n### ONNX Runtime\n\n| | | |\n| --- | --- | --- |\n";
-    for (const auto& r : onnxruntime_env_rows(*env.onnxruntime))
-      out += "| " + markdown_cell(r.group) + " | " + markdown_cell(r.label) + " | " + markdown_cell(r.value) +
-             " |\n";
-  }
-  if (env.windows) {
-    out += "\n### Windows\n\n| | | |\n| --- | --- | --- |\n";
-    for (const auto& r : windows_env_rows(*env.windows))
-      out += "| " + markdown_cell(r.group) + " | " + markdown_cell(r.label) + " | " + markdown_cell(r.value) +
-             " |\n";
-  }
+  if (env.onnxruntime) grouped_rows_md(out, "ONNX Runtime", onnxruntime_env_rows(*env.onnxruntime));
+  if (env.windows) grouped_rows_md(out, "Windows", windows_env_rows(*env.windows));
   const auto indices = gpu_index_rows(env, report.results);
   if (!indices.empty()) {
     out += "\n### GPU indices\n\n| adapter | indices |\n| --- | --- |\n";
     for (const auto& r : indices)
       out += "| " + markdown_cell(r.label) + " | " + markdown_cell(r.value) + " |\n";
   }
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report, const MarkdownOptions& options) {
+  std::string out;
+  const std::string device = report_device(report);
+  header_md(out, report, device);
+  findings_md(out, report.findings);
+  key_numbers_md(out, report);
+  failing_checks_md(out, report, options.max_problems);
+  gpu_busy_md(out, report.results);
+  environment_md(out, report, device);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/evidence_views.hpp"
 #include "core/report/digest.hpp"
 #include "core/units.hpp"
 
@@ -74,13 +75,13 @@ std::string name_of(const Environment& env, const std::string& address) {
   return "";
 }
 
-std::string transports_of(const json& id) {
-  if (!id.contains("nccl") || !id["nccl"].is_object()) return "";
+std::string transports_of(const RankIdentity& id) {
+  if (!id.nccl) return "";
   std::set<std::string> kinds;
-  for (const auto& t : id["nccl"].value("transports", json::array())) kinds.insert(t.value("detail", ""));
+  for (const auto& t : id.nccl->transports) kinds.insert(t.detail);
   std::string out;
   for (const auto& k : kinds) out += (out.empty() ? "" : ", ") + k;
-  const std::string net = id["nccl"].value("network", std::string());
+  const std::string& net = id.nccl->network;
   if (!net.empty()) out += (out.empty() ? "" : "; ") + std::string("network ") + net;
   return out;
 }
@@ -177,14 +178,10 @@ std::string render_multi_tables(const std::vector<Result>& results, const Consol
   if (!ranks.empty()) {
     Grid g({"rank", "host", "local", "device", "name", "torch", "backend", "transports"});
     for (const auto* r : ranks) {
-      const json id = r->evidence.value("identity", json::object());
-      g.add({std::to_string(id.value("rank", -1)), id.value("host", std::string("?")),
-             std::to_string(id.value("local_rank", 0)), id.value("device", std::string()),
-             id.value("device_name", std::string()), id.value("torch", std::string()),
-             id.value("backend", std::string()) + (id.value("backend_version", std::string()).empty()
-                                                       ? ""
-                                                       : " " + id.value("backend_version", std::string())),
-             transports_of(id)});
+      const RankIdentity id = rank_identity(r->evidence.value("identity", json::object()));
+      g.add({std::to_string(id.rank.value_or(-1)), id.host.value_or("?"), std::to_string(id.local_rank),
+             id.device, id.device_name, id.torch,
+             id.backend + (id.backend_version.empty() ? "" : " " + id.backend_version), transports_of(id)});
     }
     out += "\nRanks\n" + g.str(style);
   }

@@ -166,6 +166,11 @@ std::string times(double ratio) {
   return ratio >= 10 ? fmt::format("{:.0f}x", ratio) : fmt::format("{:.1f}x", ratio);
 }
 
+double metric(const Result& r, const std::string& name) {
+  const auto it = r.metrics.find(name);
+  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
+}
+
 std::string list_some(const std::vector<std::string>& items, std::size_t max) {
   std::string out;
   const std::size_t n = std::min(items.size(), max);

@@ -59,6 +59,9 @@ class Ctx {
 Finding make_finding(std::string id, Severity severity, double impact, std::string title,
                      std::string evidence, std::string why, std::string fix, std::string reference);
 
+/// A result's metric; 0 when it is absent or not finite.
+double metric(const Result& r, const std::string& name);
+
 // ---------------------------------------------------------------- formatting
 
 /// "42%", "3.1%", "0.52%"

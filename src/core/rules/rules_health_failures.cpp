@@ -27,23 +27,28 @@ std::pair<const SettingSymptom*, const EnvVar*> setting_behind(const Ctx& c, con
   return {nullptr, nullptr};
 }
 
-void rule_errors(const Ctx& c, std::vector<Finding>& out) {
-  struct Group {
-    std::vector<const Result*> results;
-    bool crash = false;
-  };
-  std::map<std::string, Group> groups;
-  std::map<std::string, std::pair<const SettingSymptom*, const EnvVar*>> settings;  // group id -> setting
-  std::size_t checks = 0;
+namespace {
+
+/// Failing checks of one cause (a set variable, a kb entry, a crash or
+/// hang, or the shape of the message).
+struct ErrorGroup {
+  std::vector<const Result*> results;
+  bool crash = false;
+  std::pair<const SettingSymptom*, const EnvVar*> setting{nullptr, nullptr};  ///< "setting:" groups
+};
+
+/// The failing items by cause, keyed "setting:NAME", "cause:ID",
+/// "status:crashed", "message:SHAPE".
+std::map<std::string, ErrorGroup> group_errors(const Ctx& c) {
+  std::map<std::string, ErrorGroup> groups;
   for (const auto& r : c.report.results) {
-    if (r.kind == ResultKind::check) ++checks;
     if (r.status != Status::error && r.status != Status::crashed && r.status != Status::hung) continue;
     std::string id;
-    if (const auto setting = setting_behind(c, r); setting.first) {
+    const auto setting = setting_behind(c, r);
+    if (setting.first) {
       // A set variable explains it (issue 18): say so before any device or
       // build explanation.
       id = "setting:" + setting.second->name;
-      settings[id] = setting;
     } else if (r.error && !r.error->cause_id.empty()) {
       id = "cause:" + r.error->cause_id;
     } else if (r.status == Status::crashed || r.status == Status::hung) {
@@ -52,36 +57,110 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
       id = "message:" + normalise_message(r.error ? r.error->message : r.reason);
     }
     auto& g = groups[id];
+    if (setting.first) g.setting = setting;
     g.results.push_back(&r);
     g.crash = g.crash || r.status == Status::crashed || r.status == Status::hung;
   }
-  // Unrecognised one-off errors go into one finding, so they do not bury the rest.
+  return groups;
+}
+
+/// Unrecognised one-off errors go into one finding, so they do not bury the
+/// rest: takes them out of `groups` when there are two or more.
+void one_off_errors(std::map<std::string, ErrorGroup>& groups, std::vector<Finding>& out) {
   std::vector<const Result*> singles;
   for (const auto& [id, g] : groups) {
     if (starts_with(id, "message:") && g.results.size() == 1) singles.push_back(g.results.front());
   }
-  if (singles.size() >= 2) {
-    for (auto it = groups.begin(); it != groups.end();) {
-      it = starts_with(it->first, "message:") && it->second.results.size() == 1 ? groups.erase(it)
-                                                                                : std::next(it);
-    }
-    std::vector<std::string> lines;
-    for (const auto* r : singles) {
-      const std::string m =
-          first_line(r->error && !r->error->message.empty() ? r->error->message : r->reason);
-      lines.push_back(fmt::format("{}: {}", r->key, m.size() > 140 ? m.substr(0, 137) + "..." : m));
-    }
-    out.push_back(make_finding(
-        "op_errors", Severity::warning, 50 + std::min<double>(10, singles.size()),
-        fmt::format("{} more checks fail with errors the knowledge base does not recognise", singles.size()),
-        list_some(lines, 6),
-        "These operations cannot run on this device as built: code that uses them fails, or has to move the "
-        "data "
-        "to the CPU.",
-        "Run `accel-doctor explain` on each message (the JSON report keeps the full text under "
-        "evidence.error_full); if one is not recognised, report it with the JSON report attached",
-        kRefExplain));
+  if (singles.size() < 2) return;
+  for (auto it = groups.begin(); it != groups.end();) {
+    it = starts_with(it->first, "message:") && it->second.results.size() == 1 ? groups.erase(it)
+                                                                              : std::next(it);
   }
+  std::vector<std::string> lines;
+  for (const auto* r : singles) {
+    const std::string m = first_line(r->error && !r->error->message.empty() ? r->error->message : r->reason);
+    lines.push_back(fmt::format("{}: {}", r->key, m.size() > 140 ? m.substr(0, 137) + "..." : m));
+  }
+  out.push_back(make_finding(
+      "op_errors", Severity::warning, 50 + std::min<double>(10, singles.size()),
+      fmt::format("{} more checks fail with errors the knowledge base does not recognise", singles.size()),
+      list_some(lines, 6),
+      "These operations cannot run on this device as built: code that uses them fails, or has to move the "
+      "data "
+      "to the CPU.",
+      "Run `accel-doctor explain` on each message (the JSON report keeps the full text under "
+      "evidence.error_full); if one is not recognised, report it with the JSON report attached",
+      kRefExplain));
+}
+
+/// A group a set variable explains.
+Finding setting_finding(const Ctx& c, const ErrorGroup& g, Severity severity,
+                        const std::vector<std::string>& keys, const std::string& message) {
+  const Result& first = *g.results.front();
+  const SettingSymptom& s = *g.setting.first;
+  const EnvVar& v = *g.setting.second;
+  std::string fix = unset_var_advice(c.platform, v.name);
+  if (!s.fix.empty()) fix += "; " + s.fix;
+  return make_finding(
+      "setting_breaks_checks", severity,
+      (severity == Severity::critical ? 90 : 60) + std::min<double>(5, keys.size()),
+      fmt::format("{} {} {} because {}={} is set", g.results.size(),
+                  g.results.size() == 1 ? "check" : "checks",
+                  g.crash ? (first.status == Status::hung ? "hang" : "crash") : "fail", v.name, v.value),
+      fmt::format("{}; {}={} in the environment; first message: {}", list_some(keys, 6), v.name, v.value,
+                  message.substr(0, 300)),
+      s.effect + " The device is not the cause: without the setting these operations run.", fix,
+      s.source.empty() ? std::string("kb/rules.json setting_symptoms (accel-doctor)") : s.source);
+}
+
+/// The title of a group: its kb cause, the crash or hang, or the message.
+std::string error_group_title(const ErrorGroup& g, const std::string& message) {
+  const Result& first = *g.results.front();
+  const std::size_t n = g.results.size();
+  if (first.error && !first.error->cause_id.empty()) {
+    return fmt::format("{} {} fail{}: {}", n, n == 1 ? "check" : "checks", n == 1 ? "s" : "",
+                       first.error->cause);
+  }
+  if (g.crash) {
+    return fmt::format("{} {} {} the worker", n, n == 1 ? "check" : "checks",
+                       first.status == Status::hung ? "hung" : "crashed");
+  }
+  std::string shown = message;
+  if (shown.size() > 90) {
+    const auto cut = shown.rfind(' ', 90);
+    shown = shown.substr(0, cut == std::string::npos || cut < 40 ? 90 : cut) + "…";
+  }
+  return fmt::format("{} {} fail{} with: {}", n, n == 1 ? "check" : "checks", n == 1 ? "s" : "", shown);
+}
+
+Finding error_group_finding(const ErrorGroup& g, Severity severity, const std::vector<std::string>& keys,
+                            const std::string& message) {
+  const Result& first = *g.results.front();
+  const bool recognised = first.error && !first.error->cause_id.empty();
+  std::string fix =
+      recognised && !first.error->fix.empty()
+          ? first.error->fix
+          : "Run `accel-doctor explain` on the full message (the JSON report keeps it under "
+            "evidence.error_full); if it is not recognised, report it with the JSON report attached";
+  return make_finding(
+      "op_errors", severity,
+      (severity == Severity::critical ? 85 : 55) + std::min<double>(10, g.results.size()),
+      error_group_title(g, message),
+      fmt::format("{}; first message: {}", list_some(keys, 6), message.substr(0, 300)),
+      recognised
+          ? first.error->cause
+          : "These operations cannot run on this device as built: code that uses them fails, or has to "
+            "move the data to the CPU.",
+      fix, recognised && !first.error->reference.empty() ? first.error->reference : kRefExplain);
+}
+
+}  // namespace
+
+void rule_errors(const Ctx& c, std::vector<Finding>& out) {
+  std::size_t checks = 0;
+  for (const auto& r : c.report.results) checks += r.kind == ResultKind::check;
+  std::map<std::string, ErrorGroup> groups = group_errors(c);
+  one_off_errors(groups, out);
   for (const auto& [id, g] : groups) {
     const Result& first = *g.results.front();
     std::vector<std::string> keys;
@@ -90,55 +169,8 @@ void rule_errors(const Ctx& c, std::vector<Finding>& out) {
         first_line(first.error && !first.error->message.empty() ? first.error->message : first.reason);
     const double share = checks > 0 ? static_cast<double>(g.results.size()) / checks : 0;
     const Severity severity = g.crash || share >= 0.25 ? Severity::critical : Severity::warning;
-    if (const auto it = settings.find(id); it != settings.end()) {
-      const SettingSymptom& s = *it->second.first;
-      const EnvVar& v = *it->second.second;
-      std::string fix = unset_var_advice(c.platform, v.name);
-      if (!s.fix.empty()) fix += "; " + s.fix;
-      out.push_back(make_finding(
-          "setting_breaks_checks", severity,
-          (severity == Severity::critical ? 90 : 60) + std::min<double>(5, keys.size()),
-          fmt::format("{} {} {} because {}={} is set", g.results.size(),
-                      g.results.size() == 1 ? "check" : "checks",
-                      g.crash ? (first.status == Status::hung ? "hang" : "crash") : "fail", v.name, v.value),
-          fmt::format("{}; {}={} in the environment; first message: {}", list_some(keys, 6), v.name, v.value,
-                      message.substr(0, 300)),
-          s.effect + " The device is not the cause: without the setting these operations run.", fix,
-          s.source.empty() ? std::string("kb/rules.json setting_symptoms (accel-doctor)") : s.source));
-      continue;
-    }
-    const bool recognised = first.error && !first.error->cause_id.empty();
-    std::string title;
-    if (recognised) {
-      title = fmt::format("{} {} fail{}: {}", g.results.size(), g.results.size() == 1 ? "check" : "checks",
-                          g.results.size() == 1 ? "s" : "", first.error->cause);
-    } else if (g.crash) {
-      title = fmt::format("{} {} {} the worker", g.results.size(), g.results.size() == 1 ? "check" : "checks",
-                          first.status == Status::hung ? "hung" : "crashed");
-    } else {
-      std::string shown = message;
-      if (shown.size() > 90) {
-        const auto cut = shown.rfind(' ', 90);
-        shown = shown.substr(0, cut == std::string::npos || cut < 40 ? 90 : cut) + "…";
-      }
-      title =
-          fmt::format("{} {} fail{} with: {}", g.results.size(), g.results.size() == 1 ? "check" : "checks",
-                      g.results.size() == 1 ? "s" : "", shown);
-    }
-    std::string fix =
-        recognised && !first.error->fix.empty()
-            ? first.error->fix
-            : "Run `accel-doctor explain` on the full message (the JSON report keeps it under "
-              "evidence.error_full); if it is not recognised, report it with the JSON report attached";
-    out.push_back(make_finding(
-        "op_errors", severity,
-        (severity == Severity::critical ? 85 : 55) + std::min<double>(10, g.results.size()), title,
-        fmt::format("{}; first message: {}", list_some(keys, 6), message.substr(0, 300)),
-        recognised
-            ? first.error->cause
-            : "These operations cannot run on this device as built: code that uses them fails, or has to "
-              "move the data to the CPU.",
-        fix, recognised && !first.error->reference.empty() ? first.error->reference : kRefExplain));
+    out.push_back(g.setting.first ? setting_finding(c, g, severity, keys, message)
+                                  : error_group_finding(g, severity, keys, message));
   }
 }
 

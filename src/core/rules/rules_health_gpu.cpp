@@ -1,5 +1,6 @@
 // Health rules: the state of the GPU (other processes, PCIe link, throttling) and slow settings. Thresholds
 // and shared helpers: rules_health_detail.hpp.
+#include "core/evidence_views.hpp"
 #include "core/rules/rules_health_detail.hpp"
 
 namespace accel::rules::health {
@@ -8,28 +9,19 @@ namespace accel::rules::health {
 
 void rule_gpu_processes(const Ctx& c, std::vector<Finding>& out) {
   for (const auto& g : c.env.gpus) {
-    if (!g.vendor_info.is_object() || !g.vendor_info.contains("nvml")) continue;
-    const json& n = g.vendor_info["nvml"];
-    if (!n.is_object() || !n.contains("other_compute_processes") || !n["other_compute_processes"].is_number())
-      continue;
-    const int others = n["other_compute_processes"].get<int>();
+    const auto n = nvml_facts(g);
+    if (!n || !n->other_compute_processes) continue;
+    const int others = *n->other_compute_processes;
     if (others <= 0) continue;
     std::string evidence = fmt::format("{} other process{} with a compute context on {}", others,
                                        others == 1 ? "" : "es", g.name.empty() ? g.pci_address : g.name);
-    if (n.contains("compute_process_pids") && n["compute_process_pids"].is_array()) {
-      std::vector<std::string> pids;
-      for (const auto& p : n["compute_process_pids"]) pids.push_back(p.dump());
-      evidence += " (pids " + list_some(pids, 6) + ")";
+    if (n->compute_process_pids) evidence += " (pids " + list_some(*n->compute_process_pids, 6) + ")";
+    if (n->utilization_gpu_percent) {
+      evidence += fmt::format("; GPU utilisation {}% before the run", *n->utilization_gpu_percent);
     }
-    if (n.contains("utilization_gpu_percent") && n["utilization_gpu_percent"].is_number()) {
+    if (n->memory_used_bytes && n->memory_total_bytes && *n->memory_total_bytes > 0) {
       evidence +=
-          fmt::format("; GPU utilisation {}% before the run", n["utilization_gpu_percent"].get<double>());
-    }
-    if (n.contains("memory_used_bytes") && n["memory_used_bytes"].is_number() &&
-        n.contains("memory_total_bytes") && n["memory_total_bytes"].is_number() &&
-        n["memory_total_bytes"].get<double>() > 0) {
-      evidence += fmt::format(", memory {:.0f}% in use", 100 * n["memory_used_bytes"].get<double>() /
-                                                             n["memory_total_bytes"].get<double>());
+          fmt::format(", memory {:.0f}% in use", 100 * *n->memory_used_bytes / *n->memory_total_bytes);
     }
     out.push_back(make_finding(
         "gpu_shared", Severity::warning, 55, "Other processes are using the GPU", evidence,
@@ -107,25 +99,19 @@ void rule_throttled(const Ctx& c, std::vector<Finding>& out) {
   static const std::set<std::string> kBad{"hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown",
                                           "hw_power_brake_slowdown"};
   for (const auto& g : c.env.gpus) {
-    if (!g.vendor_info.is_object() || !g.vendor_info.contains("nvml")) continue;
-    const json& n = g.vendor_info["nvml"];
-    if (!n.is_object() || !n.contains("clocks_event_reasons") || !n["clocks_event_reasons"].is_array())
-      continue;
+    const auto n = nvml_facts(g);
+    if (!n || !n->clocks_event_reasons) continue;
     std::vector<std::string> bad;
-    for (const auto& r : n["clocks_event_reasons"]) {
-      if (r.is_string() && kBad.count(r.get<std::string>())) bad.push_back(r.get<std::string>());
+    for (const auto& r : *n->clocks_event_reasons) {
+      if (kBad.count(r)) bad.push_back(r);
     }
     if (bad.empty()) continue;
     std::string evidence = fmt::format("NVML reports clock slowdown on {}: {}",
                                        g.name.empty() ? g.pci_address : g.name, list_some(bad));
-    if (n.contains("temperature_c") && n["temperature_c"].is_number()) {
-      evidence += fmt::format("; temperature {} °C", n["temperature_c"].get<double>());
-    }
-    if (n.contains("power_w") && n["power_w"].is_number()) {
-      evidence += fmt::format(", power {:.0f} W", n["power_w"].get<double>());
-      if (n.contains("power_limit_w") && n["power_limit_w"].is_number()) {
-        evidence += fmt::format(" of {:.0f} W", n["power_limit_w"].get<double>());
-      }
+    if (n->temperature_c) evidence += fmt::format("; temperature {} °C", *n->temperature_c);
+    if (n->power_w) {
+      evidence += fmt::format(", power {:.0f} W", *n->power_w);
+      if (n->power_limit_w) evidence += fmt::format(" of {:.0f} W", *n->power_limit_w);
     }
     out.push_back(make_finding("gpu_throttled", Severity::warning, 65,
                                "The GPU is slowing its clocks down (thermal or power protection)", evidence,

@@ -24,6 +24,7 @@
 #include <map>
 #include <set>
 
+#include "core/evidence_views.hpp"
 #include "core/rules/context.hpp"
 
 namespace accel::rules {
@@ -43,11 +44,6 @@ constexpr const char* kRefAcs =
 constexpr const char* kRefEnv = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html";
 constexpr const char* kRefNcclTests = "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md";
 
-double metric(const Result& r, const char* name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
-}
-
 std::vector<const Result*> multi_rows(const Ctx& c, const char* category) {
   std::vector<const Result*> out;
   for (const auto* r : c.of_kind(ResultKind::multi)) {
@@ -58,26 +54,25 @@ std::vector<const Result*> multi_rows(const Ctx& c, const char* category) {
 
 /// Every rank identity the report holds: the group rows' gathered lists and
 /// the rank rows (a merge of per-rank reports has the latter), by rank.
-std::map<int, json> identities(const Ctx& c) {
-  std::map<int, json> out;
+std::map<int, RankIdentity> identities(const Ctx& c) {
+  std::map<int, RankIdentity> out;
+  auto add = [&out](RankIdentity id) {
+    if (id.rank) out[*id.rank] = std::move(id);
+  };
   for (const auto* g : multi_rows(c, "group")) {
-    for (const auto& id : g->evidence.value("identities", json::array())) {
-      if (id.is_object() && id.contains("rank")) out[id.value("rank", -1)] = id;
-    }
+    for (const auto& id : g->evidence.value("identities", json::array())) add(rank_identity(id));
   }
-  for (const auto* r : multi_rows(c, "rank")) {
-    const json id = r->evidence.value("identity", json::object());
-    if (id.contains("rank")) out[id.value("rank", -1)] = id;
-  }
+  for (const auto* r : multi_rows(c, "rank"))
+    add(rank_identity(r->evidence.value("identity", json::object())));
   return out;
 }
 
 std::string env_value(const Ctx& c, const char* name) {
   if (const EnvVar* v = c.env_var(name)) return v->value;
   for (const auto& [rank, id] : identities(c)) {
-    const json settings =
-        id.contains("nccl") ? id["nccl"].value("env_settings", json::object()) : json::object();
-    if (settings.contains(name)) return settings.value(name, std::string());
+    if (!id.nccl) continue;
+    if (const auto it = id.nccl->env_settings.find(name); it != id.nccl->env_settings.end())
+      return it->second;
   }
   return "";
 }
@@ -156,10 +151,8 @@ void rule_p2p_blocked(const Ctx& c, std::vector<Finding>& out) {
     }
   }
   for (const auto& [rank, id] : identities(c)) {
-    if (!id.contains("nccl")) continue;
-    for (const auto& f : id["nccl"].value("p2p_failures", json::array())) {
-      evidence.push_back(fmt::format("rank {}: NCCL: {}", rank, f.get<std::string>()));
-    }
+    if (!id.nccl) continue;
+    for (const auto& f : id.nccl->p2p_failures) evidence.push_back(fmt::format("rank {}: NCCL: {}", rank, f));
   }
   if (evidence.empty()) return;
   const bool hung = std::any_of(c.report.results.begin(), c.report.results.end(), [](const Result& r) {
@@ -232,14 +225,14 @@ void rule_socket_fallback(const Ctx& c, std::vector<Finding>& out) {
   const auto ids = identities(c);
   std::vector<std::string> same_host, cross_host;
   for (const auto& [rank, id] : ids) {
-    if (!id.contains("nccl")) continue;
-    for (const auto& t : id["nccl"].value("transports", json::array())) {
-      const std::string detail = t.value("detail", "");
+    if (!id.nccl) continue;
+    for (const auto& t : id.nccl->transports) {
+      const std::string& detail = t.detail;
       if (detail.rfind("NET/Socket", 0) != 0) continue;
-      const int from = t.value("from_rank", -1), to = t.value("to_rank", -1);
+      const int from = t.from_rank, to = t.to_rank;
       const auto a = ids.find(from), b = ids.find(to);
-      const std::string ha = a == ids.end() ? "" : a->second.value("host", "");
-      const std::string hb = b == ids.end() ? "" : b->second.value("host", "");
+      const std::string ha = a == ids.end() ? "" : a->second.host.value_or("");
+      const std::string hb = b == ids.end() ? "" : b->second.host.value_or("");
       const std::string line = fmt::format("rank {} ({}) -> rank {} ({}) via {}", from, ha, to, hb, detail);
       if (!ha.empty() && ha == hb) {
         if (std::find(same_host.begin(), same_host.end(), line) == same_host.end()) same_host.push_back(line);
@@ -346,11 +339,11 @@ void rule_slow_link(const Ctx& c, std::vector<Finding>& out) {
 void rule_version_mismatch(const Ctx& c, std::vector<Finding>& out) {
   std::map<std::string, std::vector<std::string>> nccl, torch;
   for (const auto& [rank, id] : identities(c)) {
-    std::string v = id.value("backend_version", std::string());
-    if (v.empty() && id.contains("nccl")) v = id["nccl"].value("version", std::string());
-    const std::string who = fmt::format("rank {} ({})", rank, id.value("host", std::string("?")));
+    std::string v = id.backend_version;
+    if (v.empty() && id.nccl) v = id.nccl->version;
+    const std::string who = fmt::format("rank {} ({})", rank, id.host.value_or("?"));
     if (!v.empty()) nccl[v].push_back(who);
-    const std::string t = id.value("torch", std::string());
+    const std::string& t = id.torch;
     if (!t.empty()) torch[t].push_back(who);
   }
   auto describe = [](const std::map<std::string, std::vector<std::string>>& m) {

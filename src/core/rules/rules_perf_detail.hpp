@@ -71,11 +71,6 @@ constexpr const char* kRefRoofline =
 
 inline bool ok(const Result& r) { return r.status == Status::ok; }
 
-inline double metric(const Result& r, const std::string& name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
-}
-
 inline std::string device_type(const std::string& device) { return device.substr(0, device.find(':')); }
 
 struct BenchRow {

@@ -1,5 +1,6 @@
 // Performance rules: LLM decode and batch size (launch-bound decode, small batch). Thresholds and shared
 // helpers: rules_perf_detail.hpp.
+#include "core/evidence_views.hpp"
 #include "core/rules/rules_perf_detail.hpp"
 
 namespace accel::rules::perf {
@@ -14,7 +15,7 @@ void rule_launch_bound(const Ctx& c, std::vector<Finding>& out) {
     if (r.kind != ResultKind::llm || !ok(r) || r.device == "cpu") continue;
     const auto k = LlmKey::parse(r.key);
     if (!k || k->test != LlmKey::Test::decode) continue;
-    const bool flagged = r.evidence.is_object() && r.evidence.value("launch_bound", false);
+    const bool flagged = llm_evidence(r).launch_bound;
     const double idle = metric(r, "device_idle_fraction");
     if (!flagged && idle < kLaunchIdle) continue;
     // Prefer the rows with a graph-replay twin (the main model, not the
@@ -47,10 +48,7 @@ void rule_launch_bound(const Ctx& c, std::vector<Finding>& out) {
     evidence += fmt::format("; graph replay of the same decode: {} tokens/s ({})",
                             rate(metric(*graph, "tokens_per_s"), ""), times(gain));
   }
-  if (worst->evidence.is_object() && worst->evidence.contains("bottleneck") &&
-      worst->evidence["bottleneck"].is_string()) {
-    evidence += "; " + worst->evidence["bottleneck"].get<std::string>();
-  }
+  if (const auto bottleneck = llm_evidence(*worst).bottleneck) evidence += "; " + *bottleneck;
   // A tip when this run proved the remedy on this machine (graph replay of
   // the same decode): the device is fine, the eager code wastes it. A
   // warning when the device idles most of the step and no graph-replay

@@ -1,5 +1,6 @@
 // Set-up rules: HSA_OVERRIDE_GFX_VERSION, one function per finding. Thresholds and shared helpers:
 // rules_setup_detail.hpp.
+#include "core/evidence_views.hpp"
 #include "core/rules/rules_setup_detail.hpp"
 
 namespace accel::rules::setup {
@@ -26,10 +27,7 @@ std::vector<AmdGpu> amd_gpus(const Ctx& c) {
     a.target = g.gfx_target;
     a.label = g.name.empty() ? g.gfx_target : g.name;
     a.integrated = g.integrated.value_or(false);
-    if (g.vendor_info.contains("kfd") && g.vendor_info["kfd"].contains("node") &&
-        g.vendor_info["kfd"]["node"].is_number_integer()) {
-      a.node = g.vendor_info["kfd"]["node"].get<int>();
-    }
+    a.node = kfd_node(g);
     out.push_back(std::move(a));
   }
   if (out.empty()) {

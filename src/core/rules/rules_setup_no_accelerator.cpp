@@ -121,22 +121,29 @@ void rule_cpu_only_torch(const Ctx& c, std::vector<Finding>& out) {
       fix, kRefLocally));
 }
 
-void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
-  if (!accelerators(c.env).empty()) return;
-  const std::string backend = c.env.torch.backend;
-  if (backend != "cuda" && backend != "rocm" && backend != "xpu") return;
-  const std::string vendor = backend == "cuda" ? "nvidia" : backend == "rocm" ? "amd" : "intel";
-  const auto gpus = c.gpus_of_vendor(vendor);
-  bool explained = false;
+namespace {
 
-  // 1. Hidden by a visibility variable.
+/// What rule_no_device looks at: the torch build's backend, its GPU
+/// vendor, and that vendor's GPUs on the PCI bus.
+struct NoDevice {
+  std::string backend;
+  std::string vendor;
+  std::vector<const GpuHardware*> gpus;
+};
+
+/// 1. Hidden by a visibility variable.
+bool hidden_by_env(const Ctx& c, const NoDevice& d, std::vector<Finding>& out) {
+  const std::string& backend = d.backend;
+  const std::string& vendor = d.vendor;
+  const auto& gpus = d.gpus;
+  bool found = false;
   for (const auto& vis : kVisibilityVars) {
     if (vis.vendor != vendor) continue;
     const EnvVar* v = c.env_var(vis.name);
     if (!v) continue;
     const std::string why = hides_all(v->name, v->value, gpus.size());
     if (why.empty()) continue;
-    explained = true;
+    found = true;
     out.push_back(make_finding(
         "no_accelerator.hidden_by_env", Severity::critical, 98,
         fmt::format("The GPU is hidden: {}=\"{}\"", v->name, v->value),
@@ -153,7 +160,13 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
         vendor == "amd" ? kRefRocmEnv : kRefCudaEnv));
   }
 
-  // 2. Device nodes this user may not open.
+  return found;
+}
+
+/// 2. Device nodes this user may not open.
+bool device_permissions(const Ctx& c, const NoDevice& d, std::vector<Finding>& out) {
+  const std::string& backend = d.backend;
+  const std::string& vendor = d.vendor;
   std::vector<std::string> denied;
   std::set<std::string> groups;
   for (const auto& node : c.env.driver.device_nodes) {
@@ -167,8 +180,8 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
       if (group != "root") groups.insert(group);
     }
   }
-  if (!denied.empty()) {
-    explained = true;
+  if (denied.empty()) return false;
+  {
     std::string group_list;
     for (const auto& g : groups) group_list += (group_list.empty() ? "" : ",") + g;
     if (group_list.empty()) group_list = vendor == "amd" ? "render,video" : "video";
@@ -187,7 +200,14 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
         kRefRocmPerms));
   }
 
-  // 3. Driver missing or failing.
+  return true;
+}
+
+/// 3. Driver missing or failing.
+bool driver_missing(const Ctx& c, const NoDevice& d, std::vector<Finding>& out) {
+  const std::string& backend = d.backend;
+  const std::string& vendor = d.vendor;
+  const auto& gpus = d.gpus;
   std::vector<std::string> problems;
   if (!c.env.driver.cuda_init_error.empty())
     problems.push_back("cuInit failed: " + c.env.driver.cuda_init_error);
@@ -203,8 +223,8 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
       std::none_of(gpus.begin(), gpus.end(), [](const GpuHardware* g) { return g->driver == "amdgpu"; })) {
     problems.push_back("the amdgpu kernel driver is not loaded");
   }
-  if (!problems.empty()) {
-    explained = true;
+  if (problems.empty()) return false;
+  {
     std::string fix;
     if (vendor == "nvidia") {
       fix = c.platform.os == "windows"
@@ -234,29 +254,50 @@ void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
                      fix, kRefLocally));
   }
 
-  // 4. Nothing explains it.
-  if (!explained) {
-    std::string evidence = fmt::format("torch {} ({} build) sees no device", c.env.torch.version, backend);
-    if (gpus.empty()) {
-      const auto it = c.env.driver.not_collected.find("device_nodes");
-      evidence += fmt::format("; no {} GPU was found on the PCI bus either{}", vendor_name(vendor),
-                              it != c.env.driver.not_collected.end() ? " (" + it->second + ")" : "");
-    } else {
-      std::vector<std::string> names;
-      for (const auto* g : gpus) names.push_back(gpu_label(*g));
-      evidence += "; hardware present: " + list_some(names);
-    }
-    out.push_back(make_finding(
-        "no_accelerator.unexplained", Severity::critical, 95,
-        fmt::format("torch ({} build) finds no GPU", backend), evidence, "Every operation runs on the CPU.",
-        gpus.empty()
-            ? "If this is a container or VM, pass the GPU through (docker run --gpus all, or "
-              "--device=/dev/kfd --device=/dev/dri for ROCm); on a laptop check that the discrete GPU "
-              "is not switched off in firmware"
-            : "Run `accel-doctor explain` on the error torch prints when you call "
-              "torch.cuda.init(), and check `nvidia-smi` / `rocminfo`",
-        kRefLocally));
+  return true;
+}
+
+/// 4. Nothing explains it.
+void unexplained(const Ctx& c, const NoDevice& d, std::vector<Finding>& out) {
+  const std::string& backend = d.backend;
+  const std::string& vendor = d.vendor;
+  const auto& gpus = d.gpus;
+  std::string evidence = fmt::format("torch {} ({} build) sees no device", c.env.torch.version, backend);
+  if (gpus.empty()) {
+    const auto it = c.env.driver.not_collected.find("device_nodes");
+    evidence += fmt::format("; no {} GPU was found on the PCI bus either{}", vendor_name(vendor),
+                            it != c.env.driver.not_collected.end() ? " (" + it->second + ")" : "");
+  } else {
+    std::vector<std::string> names;
+    for (const auto* g : gpus) names.push_back(gpu_label(*g));
+    evidence += "; hardware present: " + list_some(names);
   }
+  out.push_back(make_finding(
+      "no_accelerator.unexplained", Severity::critical, 95,
+      fmt::format("torch ({} build) finds no GPU", backend), evidence, "Every operation runs on the CPU.",
+      gpus.empty() ? "If this is a container or VM, pass the GPU through (docker run --gpus all, or "
+                     "--device=/dev/kfd --device=/dev/dri for ROCm); on a laptop check that the discrete GPU "
+                     "is not switched off in firmware"
+                   : "Run `accel-doctor explain` on the error torch prints when you call "
+                     "torch.cuda.init(), and check `nvidia-smi` / `rocminfo`",
+      kRefLocally));
+}
+
+}  // namespace
+
+void rule_no_device(const Ctx& c, std::vector<Finding>& out) {
+  if (!accelerators(c.env).empty()) return;
+  const std::string backend = c.env.torch.backend;
+  if (backend != "cuda" && backend != "rocm" && backend != "xpu") return;
+  NoDevice d;
+  d.backend = backend;
+  d.vendor = backend == "cuda" ? "nvidia" : backend == "rocm" ? "amd" : "intel";
+  d.gpus = c.gpus_of_vendor(d.vendor);
+  // Every cause found is reported, in this order.
+  bool explained = hidden_by_env(c, d, out);
+  explained = device_permissions(c, d, out) || explained;
+  explained = driver_missing(c, d, out) || explained;
+  if (!explained) unexplained(c, d, out);
 }
 
 }  // namespace accel::rules::setup

@@ -38,11 +38,6 @@ constexpr const char* kRefRdna2 =
     "https://www.amd.com/content/dam/amd/en/documents/radeon-tech-docs/instruction-set-architectures/"
     "rdna2-shader-instruction-set-architecture.pdf (V_PK_FMA_F16)";
 
-double metric(const Result& r, const char* name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() || !std::isfinite(it->second) ? 0.0 : it->second;
-}
-
 std::vector<Result> vulkan_rows(const Ctx& c) {
   std::vector<Result> out;
   for (const auto& r : c.report.results) {
@@ -89,16 +84,18 @@ struct Low {
   json framework;  ///< evidence.framework of the joined copy
 };
 
-void rule_framework_under_ceiling(const Ctx& c, std::vector<Finding>& out) {
+/// The Vulkan ceilings the framework reaches under kFrameworkLowRatio of, by
+/// Vulkan device, pointing at the report's own rows.
+std::map<std::string, std::vector<Low>> low_rows_by_device(const Ctx& c) {
+  std::map<std::string, std::vector<Low>> by_device;
   std::vector<Result> rows = vulkan_rows(c);
-  if (rows.empty()) return;
+  if (rows.empty()) return by_device;
   // Join again from the report (a saved one may hold both sides unjoined).
   std::vector<Result> framework;
   for (const auto& r : c.report.results) {
     if (!vulkan::is_vulkan_key(r.key) && r.kind == ResultKind::bench) framework.push_back(r);
   }
   vulkan::attach_framework_ratios(rows, framework, c.env);
-  std::map<std::string, std::vector<Low>> by_device;
   for (const auto& v : rows) {
     const bool gemm = v.key.rfind("bench/vulkan/compute/fma/", 0) == 0;
     const bool memory = v.key.rfind("bench/vulkan/memory/", 0) == 0;
@@ -112,76 +109,86 @@ void rule_framework_under_ceiling(const Ctx& c, std::vector<Finding>& out) {
     const json fw = v.evidence.value("framework", json::object());
     if (own) by_device[v.device].push_back({own, ratio, fw.value("key", ""), gemm, fw});
   }
-  for (const auto& [device, real] : by_device) {
-    const auto refs = vulkan::vulkan_devices_of({*real.front().v});
+  return by_device;
+}
+
+/// Which part of the stack loses the rest, from the other evidence.
+std::string losing_part(const Ctx& c, const std::vector<Low>& low, const DeviceInfo* fd) {
+  const bool any_gemm = std::any_of(low.begin(), low.end(), [](const Low& l) { return l.gemm; });
+  const bool any_memory = std::any_of(low.begin(), low.end(), [](const Low& l) { return !l.gemm; });
+  std::string which;
+  if (any_gemm && any_memory) {
+    which = fmt::format(
+        "Both the GEMM and the memory figures are low, so the compute runtime as a whole ({}) runs this "
+        "card below what its graphics driver reaches, not one library",
+        stack_name(c));
+  } else if (any_gemm) {
+    which = fmt::format(
+        "Memory bandwidth through {} is close to the Vulkan figure but the GEMM is not, so the GEMM "
+        "library ({}) is the bottleneck, not the runtime, the memory path or the card",
+        stack_name(c), gemm_library(c));
+  } else {
+    which = fmt::format(
+        "The GEMM through {} is close to the Vulkan figure but memory bandwidth is not: the framework's "
+        "memory kernels or its allocator lose the rest",
+        stack_name(c));
+  }
+  if (const EnvVar* ov = c.env_var("HSA_OVERRIDE_GFX_VERSION"); ov && c.platform.backend == "rocm") {
+    which += fmt::format(
+        "; HSA_OVERRIDE_GFX_VERSION={} makes ROCm run kernels built for another gfx target on this card, "
+        "which explains untuned GEMMs",
+        ov->value);
+  }
+  if (fd && fd->arch_in_build && !*fd->arch_in_build) {
+    which += fmt::format("; the torch build has no kernels for {} (arch_in_build false)", fd->arch);
+  }
+  return which;
+}
+
+std::string under_ceiling_fix(const Ctx& c) {
+  if (c.platform.backend == "rocm") {
+    return "Update ROCm and the torch ROCm wheel to versions that list this card's gfx target "
+           "(kb/arch.json); "
+           "try the other GEMM library (TORCH_BLAS_PREFER_HIPBLASLT=1 or 0); avoid HSA_OVERRIDE_GFX_VERSION "
+           "where an official build supports the card";
+  }
+  if (c.platform.backend == "cuda") {
+    return "Update torch (its bundled cuBLAS) and the driver; check that TF32/precision settings match the "
+           "comparison (fp32 GEMM with TF32 off)";
+  }
+  if (c.platform.backend == "directml") {
+    return "Update torch-directml / DirectML and the GPU driver; on Linux, ROCm (AMD) or CUDA (NVIDIA) "
+           "builds "
+           "of torch usually reach more of the card";
+  }
+  return "Update the framework build and its GPU runtime; compare another backend on the same card";
+}
+
+void rule_framework_under_ceiling(const Ctx& c, std::vector<Finding>& out) {
+  for (const auto& [device, low] : low_rows_by_device(c)) {
+    const auto refs = vulkan::vulkan_devices_of({*low.front().v});
     if (refs.empty() || refs[0].software) continue;
     // Who the framework side is: the join's record on the row (this run's
     // device list, or a --from report's).
-    const json& fw = real.front().framework;
+    const json& fw = low.front().framework;
     std::string joined_by = fw.value("joined_by", "");
     std::string fdevice = fw.value("device", "");
     std::string source = fw.value("source", "");
     const DeviceInfo* fd = vulkan::framework_device_of(refs[0], c.env, &joined_by);
     if (fd) fdevice = fd->id + " (" + fd->name + ")";
-    const bool any_gemm = std::any_of(real.begin(), real.end(), [](const Low& l) { return l.gemm; });
-    const bool any_memory = std::any_of(real.begin(), real.end(), [](const Low& l) { return !l.gemm; });
-    std::vector<std::string> evidence;
-    double worst = 1;
-    for (const auto& l : real) {
-      worst = std::min(worst, l.ratio);
-      const double ceiling = metric(*l.v, l.gemm ? "tflops" : "gbps");
-      evidence.push_back(fmt::format("{} reaches {} of the Vulkan ceiling: {} vs {} ({})", l.framework_key,
-                                     pct(100 * l.ratio), rate(ceiling * l.ratio, l.gemm ? "TFLOP/s" : "GB/s"),
-                                     rate(ceiling, l.gemm ? "TFLOP/s" : "GB/s"), l.v->key));
-    }
     std::string evidence_text = fmt::format(
         "{} (joined by {}{}) and Vulkan device {} ({}{}) are the same card; ", fdevice, joined_by,
         source.empty() || source == "this run" ? "" : ", framework figures from " + source, device,
         refs[0].name, refs[0].driver_name.empty() ? "" : ", driver " + refs[0].driver_name);
-    for (std::size_t i = 0; i < evidence.size(); ++i) evidence_text += (i ? "; " : "") + evidence[i];
-    // Which part of the stack, from the other evidence.
-    std::string which;
-    if (any_gemm && any_memory) {
-      which = fmt::format(
-          "Both the GEMM and the memory figures are low, so the compute runtime as a whole ({}) runs this "
-          "card below what its graphics driver reaches, not one library",
-          stack_name(c));
-    } else if (any_gemm) {
-      which = fmt::format(
-          "Memory bandwidth through {} is close to the Vulkan figure but the GEMM is not, so the GEMM "
-          "library ({}) is the bottleneck, not the runtime, the memory path or the card",
-          stack_name(c), gemm_library(c));
-    } else {
-      which = fmt::format(
-          "The GEMM through {} is close to the Vulkan figure but memory bandwidth is not: the framework's "
-          "memory kernels or its allocator lose the rest",
-          stack_name(c));
-    }
-    if (const EnvVar* ov = c.env_var("HSA_OVERRIDE_GFX_VERSION"); ov && c.platform.backend == "rocm") {
-      which += fmt::format(
-          "; HSA_OVERRIDE_GFX_VERSION={} makes ROCm run kernels built for another gfx target on this card, "
-          "which explains untuned GEMMs",
-          ov->value);
-    }
-    if (fd && fd->arch_in_build && !*fd->arch_in_build) {
-      which += fmt::format("; the torch build has no kernels for {} (arch_in_build false)", fd->arch);
-    }
-    std::string fix;
-    if (c.platform.backend == "rocm") {
-      fix =
-          "Update ROCm and the torch ROCm wheel to versions that list this card's gfx target (kb/arch.json); "
-          "try the other GEMM library (TORCH_BLAS_PREFER_HIPBLASLT=1 or 0); avoid HSA_OVERRIDE_GFX_VERSION "
-          "where an official build supports the card";
-    } else if (c.platform.backend == "cuda") {
-      fix =
-          "Update torch (its bundled cuBLAS) and the driver; check that TF32/precision settings match the "
-          "comparison (fp32 GEMM with TF32 off)";
-    } else if (c.platform.backend == "directml") {
-      fix =
-          "Update torch-directml / DirectML and the GPU driver; on Linux, ROCm (AMD) or CUDA (NVIDIA) builds "
-          "of torch usually reach more of the card";
-    } else {
-      fix = "Update the framework build and its GPU runtime; compare another backend on the same card";
+    double worst = 1;
+    for (std::size_t i = 0; i < low.size(); ++i) {
+      const Low& l = low[i];
+      worst = std::min(worst, l.ratio);
+      const double ceiling = metric(*l.v, l.gemm ? "tflops" : "gbps");
+      evidence_text += (i ? "; " : "") + fmt::format("{} reaches {} of the Vulkan ceiling: {} vs {} ({})",
+                                                     l.framework_key, pct(100 * l.ratio),
+                                                     rate(ceiling * l.ratio, l.gemm ? "TFLOP/s" : "GB/s"),
+                                                     rate(ceiling, l.gemm ? "TFLOP/s" : "GB/s"), l.v->key);
     }
     out.push_back(make_finding(
         "framework_under_vulkan_ceiling", Severity::warning, 45 + 40 * (kFrameworkLowRatio - worst),
@@ -190,8 +197,8 @@ void rule_framework_under_ceiling(const Ctx& c, std::vector<Finding>& out) {
         evidence_text,
         "The Vulkan figures come from plain compute shaders through the graphics driver alone, on the same "
         "card in the same run: the card and its clocks can do this much. " +
-            which + ".",
-        fix, kRefVulkan));
+            losing_part(c, low, fd) + ".",
+        under_ceiling_fix(c), kRefVulkan));
   }
 }
 

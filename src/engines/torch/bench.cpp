@@ -18,6 +18,7 @@
 #include "core/roofline.hpp"
 #include "engine_api/ops.hpp"
 #include "engines/torch/backend/backend.hpp"
+#include "engines/torch/suite_item.hpp"
 #include "engines/torch/suites.hpp"
 #include "engines/torch/timer.hpp"
 
@@ -272,13 +273,18 @@ void run_launch(Result& r, const BenchCtx& ctx, const std::string& kind) {
 
 // ---------------------------------------------------------------- the table
 
-std::vector<BenchRow> build_rows(const BenchOptions& options) {
-  std::vector<BenchRow> rows;
-  const std::string type = device_type_of(options.device);
-  const bool accel = type != "cpu";
-  auto add = [&](const std::string& dev_type, const std::string& group, const std::string& name,
-                 const std::string& dtype, const std::string& shape, const std::string& where,
-                 std::function<void(Result&, const BenchCtx&)> fn) {
+struct Gemm {
+  int64_t m, n, k;
+  const char* label;
+};
+
+/// The catalog as it is built: each row with its key and the function that
+/// measures it.
+class RowList {
+ public:
+  void add(const std::string& dev_type, const std::string& group, const std::string& name,
+           const std::string& dtype, const std::string& shape, const std::string& where,
+           std::function<void(Result&, const BenchCtx&)> fn) {
     BenchRow row;
     row.info.key = BenchKey{dev_type, group, name, dtype, shape}.str();
     row.info.kind = ResultKind::bench;
@@ -289,14 +295,9 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
     row.device = where;
     row.run = std::move(fn);
     rows.push_back(std::move(row));
-  };
-
-  struct Gemm {
-    int64_t m, n, k;
-    const char* label;
-  };
-  auto gemm_rows = [&](const std::string& dev_type, const std::string& where,
-                       const std::vector<std::string>& dtypes, const std::vector<Gemm>& shapes) {
+  }
+  void gemms(const std::string& dev_type, const std::string& where, const std::vector<std::string>& dtypes,
+             const std::vector<Gemm>& shapes) {
     for (const auto& dt : dtypes) {
       for (const auto& s : shapes) {
         const std::string shape = fmt::format("{}x{}x{}", s.m, s.n, s.k);
@@ -305,65 +306,80 @@ std::vector<BenchRow> build_rows(const BenchOptions& options) {
         });
       }
     }
-  };
-
-  if (accel) {
-    std::vector<Gemm> squares;
-    for (int64_t n : options.quick ? std::vector<int64_t>{1024, 4096, 8192}
-                                   : std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192}) {
-      squares.push_back({n, n, n, "square"});
-    }
-    // LLM-shaped products (Llama-3-8B: hidden 4096, MLP 14336): decode GEMV,
-    // a small batch, and prefill of 2048 tokens.
-    std::vector<Gemm> llm{{1, 4096, 4096, "llm_decode"}, {2048, 14336, 4096, "llm_prefill_mlp"}};
-    if (!options.quick) {
-      llm.push_back({16, 4096, 4096, "llm_decode_batch16"});
-      llm.push_back({2048, 4096, 4096, "llm_prefill_attn_proj"});
-    }
-    gemm_rows(type, "target", {"fp32", "tf32", "fp16", "bf16", "int8"}, squares);
-    gemm_rows(type, "target", {"fp32", "bf16"}, llm);
+  }
+  void memory(const std::string& dev_type, const std::string& where) {
     for (const char* m : {"copy", "triad", "reduce"}) {
-      add(type, "memory", m, "fp32", "rotating", "target",
+      add(dev_type, "memory", m, "fp32", "rotating", where,
           [m = std::string(m)](Result& r, const BenchCtx& c) { run_memory(r, c, m); });
     }
-    std::vector<double> sizes = options.quick ? std::vector<double>{kMiB, 256 * kMiB}
-                                              : std::vector<double>{kMiB, 16 * kMiB, 256 * kMiB, kGiB};
-    for (const bool h2d : {true, false}) {
-      for (const bool pinned : {false, true}) {
-        for (const double bytes : sizes) {
-          const std::string name = fmt::format("{}_{}", h2d ? "h2d" : "d2h", pinned ? "pinned" : "pageable");
-          const std::string shape =
-              bytes >= kGiB ? fmt::format("{:.0f}GiB", bytes / kGiB) : fmt::format("{:.0f}MiB", bytes / kMiB);
-          add(type, "transfer", name, "fp32", shape, "target",
+  }
+
+  std::vector<BenchRow> rows;
+};
+
+std::vector<Gemm> squares(const std::vector<int64_t>& sizes) {
+  std::vector<Gemm> out;
+  for (int64_t n : sizes) out.push_back({n, n, n, "square"});
+  return out;
+}
+
+/// The accelerator's rows: square and LLM-shaped GEMMs, memory, host<->device
+/// transfers, launch and synchronisation.
+void add_accelerator_rows(RowList& t, const std::string& type, bool quick) {
+  // LLM-shaped products (Llama-3-8B: hidden 4096, MLP 14336): decode GEMV,
+  // a small batch, and prefill of 2048 tokens.
+  std::vector<Gemm> llm{{1, 4096, 4096, "llm_decode"}, {2048, 14336, 4096, "llm_prefill_mlp"}};
+  if (!quick) {
+    llm.push_back({16, 4096, 4096, "llm_decode_batch16"});
+    llm.push_back({2048, 4096, 4096, "llm_prefill_attn_proj"});
+  }
+  t.gemms(type, "target", {"fp32", "tf32", "fp16", "bf16", "int8"},
+          squares(quick ? std::vector<int64_t>{1024, 4096, 8192}
+                        : std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192}));
+  t.gemms(type, "target", {"fp32", "bf16"}, llm);
+  t.memory(type, "target");
+  const std::vector<double> sizes =
+      quick ? std::vector<double>{kMiB, 256 * kMiB} : std::vector<double>{kMiB, 16 * kMiB, 256 * kMiB, kGiB};
+  for (const bool h2d : {true, false}) {
+    for (const bool pinned : {false, true}) {
+      for (const double bytes : sizes) {
+        const std::string name = fmt::format("{}_{}", h2d ? "h2d" : "d2h", pinned ? "pinned" : "pageable");
+        const std::string shape =
+            bytes >= kGiB ? fmt::format("{:.0f}GiB", bytes / kGiB) : fmt::format("{:.0f}MiB", bytes / kMiB);
+        t.add(type, "transfer", name, "fp32", shape, "target",
               [h2d, pinned, bytes](Result& r, const BenchCtx& c) { run_transfer(r, c, h2d, pinned, bytes); });
-        }
       }
     }
-    for (const char* k : {"launch", "sync", "eager_overhead"}) {
-      add(type, "launch", k, "fp32", "tiny", "target",
+  }
+  for (const char* k : {"launch", "sync", "eager_overhead"}) {
+    t.add(type, "launch", k, "fp32", "tiny", "target",
           [k = std::string(k)](Result& r, const BenchCtx& c) { run_launch(r, c, k); });
-    }
   }
-  if (!accel || options.cpu_twin) {
-    // The CPU gets the same GEMM and bandwidth rows (smaller: a reference
-    // BLAS runs a 1024^3 fp32 product at a few GFLOP/s).
-    std::vector<Gemm> cpu_shapes;
-    for (int64_t n : options.quick ? std::vector<int64_t>{512} : std::vector<int64_t>{256, 512, 1024}) {
-      cpu_shapes.push_back({n, n, n, "square"});
-    }
-    cpu_shapes.push_back({1, 4096, 4096, "llm_decode"});
-    gemm_rows("cpu", "cpu", {"fp32", "bf16"}, cpu_shapes);
-    for (const char* m : {"copy", "triad", "reduce"}) {
-      add("cpu", "memory", m, "fp32", "rotating", "cpu",
-          [m = std::string(m)](Result& r, const BenchCtx& c) { run_memory(r, c, m); });
-    }
-    if (!accel) {
-      add("cpu", "launch", "eager_overhead", "fp32", "tiny", "cpu",
+}
+
+/// The CPU's rows: the same GEMM and bandwidth rows, smaller (a reference
+/// BLAS runs a 1024^3 fp32 product at a few GFLOP/s); the eager overhead
+/// when the CPU is the target.
+void add_cpu_rows(RowList& t, bool accel, bool quick) {
+  std::vector<Gemm> cpu_shapes =
+      squares(quick ? std::vector<int64_t>{512} : std::vector<int64_t>{256, 512, 1024});
+  cpu_shapes.push_back({1, 4096, 4096, "llm_decode"});
+  t.gemms("cpu", "cpu", {"fp32", "bf16"}, cpu_shapes);
+  t.memory("cpu", "cpu");
+  if (!accel) {
+    t.add("cpu", "launch", "eager_overhead", "fp32", "tiny", "cpu",
           [](Result& r, const BenchCtx& c) { run_launch(r, c, "eager_overhead"); });
-    }
   }
+}
+
+std::vector<BenchRow> build_rows(const BenchOptions& options) {
+  RowList t;
+  const std::string type = device_type_of(options.device);
+  const bool accel = type != "cpu";
+  if (accel) add_accelerator_rows(t, type, options.quick);
+  if (!accel || options.cpu_twin) add_cpu_rows(t, accel, options.quick);
   std::vector<BenchRow> selected;
-  for (auto& row : rows) {
+  for (auto& row : t.rows) {
     CheckInfo probe;
     probe.key = row.info.key;
     probe.name = row.info.name;
@@ -397,21 +413,15 @@ class BenchSuite final : public WorkerSuite {
     ctx.device = row.device == "cpu" ? c10::Device(c10::kCPU) : target_;
     ctx.quick = options_.quick;
     ctx.timer = options_.quick ? TimerOptions::bench_quick() : TimerOptions::bench();
-    r.device = device_string(ctx.device);
-    WarningCapture warnings;
-    try {
-      row.run(r, ctx);
-      add_burst_figures(r);
-    } catch (const std::exception& e) {
-      const std::string msg = exception_message(e);
-      r.status = msg.find("not implemented for") != std::string::npos ? Status::unavailable : Status::error;
-      r.reason = msg.substr(0, msg.find('\n'));
-      r.error = ErrorInfo{r.reason, "", "", "", ""};
-      r.timing.reset();
-    }
-    r.warnings = warnings.messages();
-    r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
-    return r;
+    return run_suite_item(
+        std::move(r), ctx.device, wall0,
+        [&](Result& res) {
+          row.run(res, ctx);
+          add_burst_figures(res);
+        },
+        [](Result& res, const std::exception&, const std::string& msg) {
+          if (msg.find("not implemented for") != std::string::npos) res.status = Status::unavailable;
+        });
   }
 
  private:
@@ -431,15 +441,7 @@ std::vector<ItemInfo> list_benchmarks(const BenchOptions& options) {
 }
 
 std::vector<Result> run_bench(const BenchOptions& options, const RunCallbacks& callbacks) {
-  IsolationOptions iso;
-  iso.suite = "bench";
-  iso.job = json(options);
-  iso.device = options.device;
-  iso.item_timeout_s = options.item_timeout_s;
-  iso.machine = options.machine;
-  const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
-  iso.kb = kb ? &*kb : nullptr;
-  return run_torch_suite(list_benchmarks(options), iso, options.isolate, callbacks);
+  return run_torch_items("bench", options, list_benchmarks(options), callbacks);
 }
 
 }  // namespace accel::engine

@@ -188,13 +188,11 @@ std::vector<Result> run_ops(const OpsOptions& options, const OpsCallbacks& callb
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
   }
-  auto kb = try_load_kb();
-  IsolationOptions iso;
+  IsolationOptions iso;  // run_torch_suite adds the kb
   iso.suite = "ops";
   iso.job = json(options);
   iso.device = options.device;
   iso.item_timeout_s = options.check_timeout_s;
-  iso.kb = kb ? &*kb : nullptr;
   iso.machine = options.machine;
   iso.retire_anon_bytes = options.worker_retire_anon_bytes;
   iso.retire_min_items = options.worker_retire_min_items;

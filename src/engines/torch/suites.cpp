@@ -32,7 +32,11 @@ std::unique_ptr<WorkerSuite> make_torch_suite(const std::string& suite, const js
 
 std::vector<Result> run_torch_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options,
                                     bool isolate, const RunCallbacks& callbacks) {
-  return run_suite(items, options, isolate, callbacks, make_torch_suite);
+  if (options.kb) return run_suite(items, options, isolate, callbacks, make_torch_suite);
+  const auto kb = try_load_kb();
+  IsolationOptions with_kb = options;
+  with_kb.kb = kb ? &*kb : nullptr;
+  return run_suite(items, with_kb, isolate, callbacks, make_torch_suite);
 }
 
 }  // namespace accel::engine

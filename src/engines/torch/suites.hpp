@@ -89,8 +89,25 @@ std::vector<Result> run_multi(const MultiOptions& options, const RunCallbacks& c
 /// throws std::invalid_argument for another name.
 std::unique_ptr<WorkerSuite> make_torch_suite(const std::string& suite, const json& job);
 
-/// run_suite (engine_api/worker.hpp) over the torch suites.
+/// run_suite (engine_api/worker.hpp) over the torch suites. Without
+/// `options.kb` it loads the kb (try_load_kb), which names the cause in the
+/// stderr of a worker that crashed or hung.
 std::vector<Result> run_torch_suite(const std::vector<ItemInfo>& items, const IsolationOptions& options,
                                     bool isolate, const RunCallbacks& callbacks);
+
+/// run_torch_suite for a suite whose options carry `device`,
+/// `item_timeout_s`, `machine` and `isolate` (bench, llm, train): the
+/// options are the workers' job.
+template <typename Options>
+std::vector<Result> run_torch_items(const std::string& suite, const Options& options,
+                                    const std::vector<ItemInfo>& items, const RunCallbacks& callbacks) {
+  IsolationOptions iso;
+  iso.suite = suite;
+  iso.job = json(options);
+  iso.device = options.device;
+  iso.item_timeout_s = options.item_timeout_s;
+  iso.machine = options.machine;
+  return run_torch_suite(items, iso, options.isolate, callbacks);
+}
 
 }  // namespace accel::engine

@@ -70,20 +70,22 @@ Gpu::Gpu(const InstanceFns& ifn, VkPhysicalDevice pd, const DeviceInfo& info, st
   ci.pQueueCreateInfos = &q;
   std::vector<const char*> extensions;
   void* chain = nullptr;  // the features' pNext chain
+  auto enable = [&chain](auto& feature) {
+    feature.pNext = chain;
+    chain = &feature;
+  };
   VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
   dot.shaderIntegerDotProduct = VK_TRUE;
   if (features.int8_dot) {
-    dot.pNext = chain;
-    chain = &dot;
+    enable(dot);
     extensions.push_back("VK_KHR_shader_integer_dot_product");
   }
   VkPhysicalDeviceShaderFloat16Int8Features f16{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   f16.shaderFloat16 = VK_TRUE;
   if (features.fp16) {
-    f16.pNext = chain;
-    chain = &f16;
+    enable(f16);
     if (features.fp16_by_extension) extensions.push_back("VK_KHR_shader_float16_int8");
   }
   ci.pNext = chain;

@@ -115,17 +115,10 @@ Subprocess& Subprocess::operator=(Subprocess&& o) noexcept {
   if (this != &o) {
     if (pid_ > 0 && !exit_) kill();
     close_fds();
-    pid_ = o.pid_;
+    take_common_state(o);
     stdin_fd_ = o.stdin_fd_;
     stdout_fd_ = o.stdout_fd_;
     stderr_fd_ = o.stderr_fd_;
-    out_buffer_ = std::move(o.out_buffer_);
-    stderr_tail_ = std::move(o.stderr_tail_);
-    stderr_limit_ = o.stderr_limit_;
-    stderr_tee_ = o.stderr_tee_;
-    stdout_eof_ = o.stdout_eof_;
-    exit_ = o.exit_;
-    o.pid_ = -1;
     o.stdin_fd_ = o.stdout_fd_ = o.stderr_fd_ = -1;
   }
   return *this;

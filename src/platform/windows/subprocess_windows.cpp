@@ -207,15 +207,8 @@ Subprocess::Subprocess(Subprocess&& o) noexcept { *this = std::move(o); }
 Subprocess& Subprocess::operator=(Subprocess&& o) noexcept {
   if (this != &o) {
     if (win_ && !exit_) kill();
-    pid_ = o.pid_;
-    out_buffer_ = std::move(o.out_buffer_);
-    stderr_tail_ = std::move(o.stderr_tail_);
-    stderr_limit_ = o.stderr_limit_;
-    stderr_tee_ = o.stderr_tee_;
-    stdout_eof_ = o.stdout_eof_;
-    exit_ = o.exit_;
+    take_common_state(o);
     win_ = std::move(o.win_);
-    o.pid_ = -1;
   }
   return *this;
 }

@@ -84,6 +84,10 @@ json sdpa_choice(const Tensors& in, bool causal) {
 // Prefill-shaped attention: 1 sequence of 128 tokens, 16 heads of 64.
 constexpr int64_t kB = 1, kH = 16, kS = 128, kD = 64;
 const std::string kAttnShape = "q,k,v 1x16x128x64";
+/// q, k and v of the kAttnShape rows.
+Tensors attn_qkv() {
+  return Tensors{randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD})};
+}
 }  // namespace
 
 void add_attention_checks(std::vector<CheckDef>& out) {
@@ -110,26 +114,13 @@ void add_attention_checks(std::vector<CheckDef>& out) {
   }
 
   // ---- fused scaled dot-product attention (torch >= 2.0)
-  {
-    CheckDef c = make("sdpa", kAttnShape);
-    c.inputs = [] {
-      return Tensors{randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD})};
-    };
-    c.op = [](const Tensors& in, const OpEnv&) { return sdpa(in[0], in[1], in[2], false); };
+  for (const bool causal : {false, true}) {
+    CheckDef c = make(causal ? "sdpa_causal" : "sdpa", kAttnShape + (causal ? ", causal" : ""));
+    c.inputs = attn_qkv;
+    c.op = [causal](const Tensors& in, const OpEnv&) { return sdpa(in[0], in[1], in[2], causal); };
     c.available = sdpa_available;
-    c.evidence = [](const Tensors& in, const OpEnv&) { return sdpa_choice(in, false); };
-    attention_work(c, kB, kH, kS, kS, kD, kH, false);
-    out.push_back(c);
-  }
-  {
-    CheckDef c = make("sdpa_causal", kAttnShape + ", causal");
-    c.inputs = [] {
-      return Tensors{randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD})};
-    };
-    c.op = [](const Tensors& in, const OpEnv&) { return sdpa(in[0], in[1], in[2], true); };
-    c.available = sdpa_available;
-    c.evidence = [](const Tensors& in, const OpEnv&) { return sdpa_choice(in, true); };
-    attention_work(c, kB, kH, kS, kS, kD, kH, true);
+    c.evidence = [causal](const Tensors& in, const OpEnv&) { return sdpa_choice(in, causal); };
+    attention_work(c, kB, kH, kS, kS, kD, kH, causal);
     out.push_back(c);
   }
   {
@@ -148,9 +139,7 @@ void add_attention_checks(std::vector<CheckDef>& out) {
   // ---- attention from plain ops
   {
     CheckDef c = make("attention_explicit", kAttnShape);
-    c.inputs = [] {
-      return Tensors{randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD})};
-    };
+    c.inputs = attn_qkv;
     c.op = [](const Tensors& in, const OpEnv&) { return explicit_attention(in[0], in[1], in[2], false); };
     attention_work(c, kB, kH, kS, kS, kD, kH, false);
     c.flops_formula += " (unfused)";
@@ -159,9 +148,7 @@ void add_attention_checks(std::vector<CheckDef>& out) {
   {
     // The mask is built on every call with triu, as eager models do.
     CheckDef c = make("attention_causal_mask", kAttnShape + ", triu mask");
-    c.inputs = [] {
-      return Tensors{randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD}), randn64({kB, kH, kS, kD})};
-    };
+    c.inputs = attn_qkv;
     c.op = [](const Tensors& in, const OpEnv&) { return explicit_attention(in[0], in[1], in[2], true); };
     attention_work(c, kB, kH, kS, kS, kD, kH, false);
     c.flops_formula += " (full scores, then masked)";
@@ -260,10 +247,8 @@ void add_attention_checks(std::vector<CheckDef>& out) {
       return in[0].view({hB, hS, hH, hD}).transpose(1, 2).contiguous();
     };
     c.verify = Verify::exact;
-    c.flops = 0;
-    c.flops_formula = "0 (data movement)";
-    c.bytes = [=](double e) { return 2.0 * head_elems * e; };
-    c.bytes_formula = "2*N*elem";
+    movement(
+        c, [=](double e) { return 2.0 * head_elems * e; }, "2*N*elem");
     out.push_back(c);
   }
   {
@@ -273,10 +258,8 @@ void add_attention_checks(std::vector<CheckDef>& out) {
       return in[0].transpose(1, 2).contiguous().view({hB, hS, hH * hD});
     };
     c.verify = Verify::exact;
-    c.flops = 0;
-    c.flops_formula = "0 (data movement)";
-    c.bytes = [=](double e) { return 2.0 * head_elems * e; };
-    c.bytes_formula = "2*N*elem";
+    movement(
+        c, [=](double e) { return 2.0 * head_elems * e; }, "2*N*elem");
     out.push_back(c);
   }
   {

@@ -16,6 +16,14 @@ at::Tensor randn64(at::IntArrayRef shape) {
   return at::randn(shape, at::TensorOptions().dtype(at::kFloat)).to(at::kDouble);
 }
 
+void movement(CheckDef& c, std::function<double(double)> bytes, std::string formula,
+              std::string flops_reason) {
+  c.flops = 0;
+  c.flops_formula = std::move(flops_reason);
+  c.bytes = std::move(bytes);
+  c.bytes_formula = std::move(formula);
+}
+
 at::Tensor uniform64(at::IntArrayRef shape, double lo, double hi) {
   return at::rand(shape, at::TensorOptions().dtype(at::kFloat)).to(at::kDouble) * (hi - lo) + lo;
 }

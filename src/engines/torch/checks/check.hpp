@@ -110,5 +110,9 @@ at::Tensor uniform64(at::IntArrayRef shape, double lo, double hi);
 at::Tensor randint64(at::IntArrayRef shape, int64_t high);
 /// Product of the dimensions.
 double numel(at::IntArrayRef shape);
+/// A row that only moves data: no FLOPs (`flops_reason` says why) and
+/// `bytes` (of the element size) with its formula.
+void movement(CheckDef& c, std::function<double(double)> bytes, std::string formula,
+              std::string flops_reason = "0 (data movement)");
 
 }  // namespace accel::engine

@@ -23,14 +23,6 @@ CheckDef make(std::string name, std::string shape, std::vector<at::ScalarType> d
   return c;
 }
 
-void movement(CheckDef& c, std::function<double(double)> bytes, std::string formula,
-              std::string flops_reason = "0 (data movement)") {
-  c.flops = 0;
-  c.flops_formula = std::move(flops_reason);
-  c.bytes = std::move(bytes);
-  c.bytes_formula = std::move(formula);
-}
-
 /// Each row a random permutation of 0..cols-1: scatter targets without duplicates.
 at::Tensor row_permutations(int64_t rows, int64_t cols) {
   return at::argsort(at::rand({rows, cols}, at::TensorOptions().dtype(at::kDouble)), int64_t{1}, false);

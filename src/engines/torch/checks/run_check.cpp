@@ -236,6 +236,166 @@ void apply_fallback_evidence(Result& r, const RunContext& ctx, const Profiled* p
   }
 }
 
+/// Wall time of a check's phases (inputs, first_call, reference, ...) into
+/// `Result::phase_ms`.
+class PhaseClock {
+ public:
+  PhaseClock(Result& r, std::chrono::steady_clock::time_point start) : r_(r), start_(start) {}
+  void done(const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    r_.phase_ms[name] += std::chrono::duration<double, std::milli>(now - start_).count();
+    start_ = now;
+  }
+
+ private:
+  Result& r_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// First call: does it run, and where does the output live? (Warn-always:
+/// a fallback the backend announces once per process is announced here.)
+/// Sets `off_device` and the output's evidence.
+at::Tensor first_call(Result& r, const CheckDef& def, const Tensors& dev_in, const OpEnv& env,
+                      const RunContext& ctx) {
+  at::Tensor out;
+  {
+    WarnAlwaysGuard always;
+    out = def.op(dev_in, env);
+    synchronize(ctx.device);
+  }
+  const c10::Device expected = def.output_on_host ? c10::Device(c10::kCPU) : ctx.device;
+  if (out.defined() && out.device() != expected) {
+    r.status = Status::off_device;
+    r.reason = fmt::format("output on {} instead of {}", out.device().str(), expected.str());
+  }
+  r.evidence["output_device"] = out.defined() ? out.device().str() : "undefined";
+  if (def.evidence) {
+    try {
+      const json extra = def.evidence(dev_in, env);  // named: items() of a temporary would dangle
+      for (const auto& [k, v] : extra.items()) r.evidence[k] = v;
+    } catch (const std::exception& e) {
+      r.evidence["evidence_error"] = exception_message(e);
+    }
+  }
+  return out;
+}
+
+/// Correctness against the float64 reference, exactly, or by statistics;
+/// sets `accuracy` and, when it fails, `mismatch` with the reason.
+void verify_output(Result& r, const CheckDef& def, at::ScalarType dtype, const Tensors& master,
+                   const at::Tensor& out) {
+  Accuracy acc;
+  std::string why;
+  if (def.verify == Verify::reference || def.verify == Verify::exact) {
+    const Tensors ref_in = reference_inputs(master, dtype);
+    const at::Tensor ref = def.op(ref_in, OpEnv{c10::Device(c10::kCPU), at::kDouble});
+    why = compare(out, ref, def.verify, check_tolerance(def, dtype), acc);
+    const auto half = parse_half_format(dtype_name(dtype));
+    if (!why.empty() && half && def.accumulation_length > 0 && acc.method == "float64_reference" &&
+        acc.rel_error < 1e300) {
+      // Say what the error means for the kernel (accumulating in fp16/bf16).
+      acc.detail += ": " + explain_accumulation_error(accumulation_model(*half, def.accumulation_length),
+                                                      acc.rel_error);
+      why = acc.detail;
+    }
+    r.accuracy = acc;
+  } else if (def.verify == Verify::statistical && def.statistic) {
+    acc.method = "statistical";
+    why = def.statistic(out.detach().cpu(), dtype);
+    acc.detail = why.empty() ? "sample statistics plausible" : why;
+    r.accuracy = acc;
+  }
+  if (!why.empty()) {
+    r.status = Status::mismatch;
+    r.reason = why;
+  }
+}
+
+/// The same op on the CPU, the baseline of the speed-up. A 10% spread is
+/// precise enough for a ratio, and a multi-threaded CPU op rarely settles
+/// under 2%, so the device's settings would spend the whole budget on every
+/// check (the CPU twins were a quarter of a full H200 run, 2026-11-30).
+void time_cpu_twin(Result& r, const CheckDef& def, at::ScalarType dtype, const Tensors& master,
+                   const TimerOptions& topt) {
+  try {
+    const Tensors cpu_in = convert(master, dtype, c10::Device(c10::kCPU));
+    const OpEnv cpu_env{c10::Device(c10::kCPU), dtype};
+    TimerOptions cpu_opt = topt;
+    cpu_opt.min_samples = 3;
+    cpu_opt.max_samples = std::min(topt.max_samples, 10);
+    cpu_opt.target_rel_iqr = std::max(topt.target_rel_iqr, 0.10);
+    cpu_opt.budget_ms = std::min(topt.budget_ms, 15.0);
+    cpu_opt.warmup_ms = cpu_opt.max_warmup_ms = 2;
+    r.cpu_timing = time_op(
+        c10::Device(c10::kCPU), [&] { (void)def.op(cpu_in, cpu_env); }, cpu_opt);
+    if (r.timing->median_us > 0) r.speedup = r.cpu_timing->median_us / r.timing->median_us;
+  } catch (const std::exception& e) {
+    r.evidence["cpu_error"] = exception_message(e);
+  }
+}
+
+/// Everything after the availability check: inputs, first call,
+/// correctness, timings, profile (phases timed from `wall0`, the check's
+/// start). Throws what the op throws.
+void measure_check(Result& r, const CheckDef& def, at::ScalarType dtype, const RunContext& ctx,
+                   const WarningCapture& warnings, std::chrono::steady_clock::time_point wall0) {
+  PhaseClock phase(r, wall0);
+  const Tensors master = master_inputs(def);
+  at::manual_seed(fnv1a(r.key));  // random ops draw from a per-row seed
+  const Tensors dev_in = convert(master, dtype, def.inputs_on_host ? c10::Device(c10::kCPU) : ctx.device);
+  const OpEnv env{ctx.device, dtype};
+  synchronize(ctx.device);
+  phase.done("inputs");
+
+  const at::Tensor out = first_call(r, def, dev_in, env, ctx);
+  phase.done("first_call");
+  const double elem = static_cast<double>(at::elementSize(dtype));
+  r.work.bytes = def.bytes ? def.bytes(elem) : bytes_of(dev_in, dtype) + bytes_of({out}, dtype);
+  if (r.status != Status::off_device) verify_output(r, def, dtype, master, out);
+  phase.done("reference");
+
+  // Timing on the device, then the same op on the CPU.
+  const TimerOptions topt = ctx.quick ? TimerOptions::quick() : ctx.timer;
+  r.timing = time_op(
+      ctx.device, [&] { (void)def.op(dev_in, env); }, topt);
+  phase.done("device_timing");
+  if (!ctx.device.is_cpu() && def.compare_cpu) {
+    time_cpu_twin(r, def, dtype, master, topt);
+    phase.done("cpu_timing");
+  }
+  std::optional<Profiled> profiled;
+  if (ctx.profile) {
+    profiled = profile_check(def, dev_in, env, ctx, r.key);
+    r.profile = profiled->evidence;
+    phase.done("profile");
+  }
+  if (r.status == Status::skipped) r.status = Status::ok;
+  r.warnings = warnings.messages();
+  apply_fallback_evidence(r, ctx, profiled ? &*profiled : nullptr);
+}
+
+/// An exception of the op: `error`, with the kb's cause and fix when it
+/// knows the message (which may make it `unavailable` instead).
+void record_error(Result& r, const std::string& msg, const RunContext& ctx) {
+  ErrorInfo err;
+  const auto nl = msg.find('\n');
+  err.message = nl == std::string::npos ? msg : msg.substr(0, nl);
+  r.status = Status::error;
+  if (ctx.kb) {
+    if (auto d = ctx.kb->classify(msg, ctx.machine)) {
+      err.cause_id = d->id;
+      err.cause = d->cause;
+      err.fix = d->fix;
+      err.reference = d->reference;
+      r.status = d->status;
+    }
+  }
+  if (r.status == Status::unavailable) r.reason = err.message;
+  if (msg.size() > err.message.size()) r.evidence["error_full"] = msg.substr(0, 4000);
+  r.error = err;
+  r.timing.reset();
+}
+
 }  // namespace
 
 std::string check_key(const CheckDef& def, at::ScalarType dtype) {
@@ -253,13 +413,6 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
   r.shape = def.shape;
   r.device = device_string(ctx.device);
   r.work.flops = def.flops;
-
-  auto phase_start = wall0;
-  auto phase_done = [&](const char* name) {
-    const auto now = std::chrono::steady_clock::now();
-    r.phase_ms[name] += std::chrono::duration<double, std::milli>(now - phase_start).count();
-    phase_start = now;
-  };
   auto finish = [&]() -> Result {
     r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
     return r;
@@ -277,126 +430,9 @@ Result run_check(const CheckDef& def, at::ScalarType dtype, const RunContext& ct
   WarningCapture warnings;
   c10::NoGradGuard no_grad;  // checks that need autograd enable it themselves
   try {
-    const Tensors master = master_inputs(def);
-    at::manual_seed(fnv1a(r.key));  // random ops draw from a per-row seed
-    const Tensors dev_in = convert(master, dtype, def.inputs_on_host ? c10::Device(c10::kCPU) : ctx.device);
-    const OpEnv env{ctx.device, dtype};
-    synchronize(ctx.device);
-    phase_done("inputs");
-
-    // First call: does it run, and where does the output live? (Warn-always:
-    // a fallback the backend announces once per process is announced here.)
-    at::Tensor out;
-    {
-      WarnAlwaysGuard always;
-      out = def.op(dev_in, env);
-      synchronize(ctx.device);
-    }
-    phase_done("first_call");
-    const bool expect_host = def.output_on_host;
-    const c10::Device expected = expect_host ? c10::Device(c10::kCPU) : ctx.device;
-    if (out.defined() && out.device() != expected) {
-      r.status = Status::off_device;
-      r.reason = fmt::format("output on {} instead of {}", out.device().str(), expected.str());
-    }
-    r.evidence["output_device"] = out.defined() ? out.device().str() : "undefined";
-    if (def.evidence) {
-      try {
-        const json extra = def.evidence(dev_in, env);  // named: items() of a temporary would dangle
-        for (const auto& [k, v] : extra.items()) r.evidence[k] = v;
-      } catch (const std::exception& e) {
-        r.evidence["evidence_error"] = exception_message(e);
-      }
-    }
-
-    double elem = static_cast<double>(at::elementSize(dtype));
-    r.work.bytes = def.bytes ? def.bytes(elem) : bytes_of(dev_in, dtype) + bytes_of({out}, dtype);
-
-    // Correctness.
-    if (r.status != Status::off_device) {
-      Accuracy acc;
-      std::string why;
-      if (def.verify == Verify::reference || def.verify == Verify::exact) {
-        const Tensors ref_in = reference_inputs(master, dtype);
-        const at::Tensor ref = def.op(ref_in, OpEnv{c10::Device(c10::kCPU), at::kDouble});
-        why = compare(out, ref, def.verify, check_tolerance(def, dtype), acc);
-        const auto half = parse_half_format(dtype_name(dtype));
-        if (!why.empty() && half && def.accumulation_length > 0 && acc.method == "float64_reference" &&
-            acc.rel_error < 1e300) {
-          // Say what the error means for the kernel (accumulating in fp16/bf16).
-          acc.detail += ": " + explain_accumulation_error(accumulation_model(*half, def.accumulation_length),
-                                                          acc.rel_error);
-          why = acc.detail;
-        }
-        r.accuracy = acc;
-      } else if (def.verify == Verify::statistical && def.statistic) {
-        acc.method = "statistical";
-        why = def.statistic(out.detach().cpu(), dtype);
-        acc.detail = why.empty() ? "sample statistics plausible" : why;
-        r.accuracy = acc;
-      }
-      if (!why.empty()) {
-        r.status = Status::mismatch;
-        r.reason = why;
-      }
-    }
-    phase_done("reference");
-
-    // Timing on the device, then the same op on the CPU.
-    const TimerOptions topt = ctx.quick ? TimerOptions::quick() : ctx.timer;
-    r.timing = time_op(
-        ctx.device, [&] { (void)def.op(dev_in, env); }, topt);
-    phase_done("device_timing");
-    if (!ctx.device.is_cpu() && def.compare_cpu) {
-      try {
-        const Tensors cpu_in = convert(master, dtype, c10::Device(c10::kCPU));
-        const OpEnv cpu_env{c10::Device(c10::kCPU), dtype};
-        // The CPU twin is the baseline of a ratio: a 10% spread is precise
-        // enough, and a multi-threaded CPU op rarely settles under 2%, so
-        // the device's settings would spend the whole budget on every check
-        // (the CPU twins were a quarter of a full H200 run, 2026-11-30).
-        TimerOptions cpu_opt = topt;
-        cpu_opt.min_samples = 3;
-        cpu_opt.max_samples = std::min(topt.max_samples, 10);
-        cpu_opt.target_rel_iqr = std::max(topt.target_rel_iqr, 0.10);
-        cpu_opt.budget_ms = std::min(topt.budget_ms, 15.0);
-        cpu_opt.warmup_ms = cpu_opt.max_warmup_ms = 2;
-        r.cpu_timing = time_op(
-            c10::Device(c10::kCPU), [&] { (void)def.op(cpu_in, cpu_env); }, cpu_opt);
-        if (r.timing->median_us > 0) r.speedup = r.cpu_timing->median_us / r.timing->median_us;
-      } catch (const std::exception& e) {
-        r.evidence["cpu_error"] = exception_message(e);
-      }
-      phase_done("cpu_timing");
-    }
-    std::optional<Profiled> profiled;
-    if (ctx.profile) {
-      profiled = profile_check(def, dev_in, env, ctx, r.key);
-      r.profile = profiled->evidence;
-      phase_done("profile");
-    }
-    if (r.status == Status::skipped) r.status = Status::ok;
-    r.warnings = warnings.messages();
-    apply_fallback_evidence(r, ctx, profiled ? &*profiled : nullptr);
+    measure_check(r, def, dtype, ctx, warnings, wall0);
   } catch (const std::exception& e) {
-    ErrorInfo err;
-    const std::string msg = exception_message(e);
-    const auto nl = msg.find('\n');
-    err.message = nl == std::string::npos ? msg : msg.substr(0, nl);
-    r.status = Status::error;
-    if (ctx.kb) {
-      if (auto d = ctx.kb->classify(msg, ctx.machine)) {
-        err.cause_id = d->id;
-        err.cause = d->cause;
-        err.fix = d->fix;
-        err.reference = d->reference;
-        r.status = d->status;
-      }
-    }
-    if (r.status == Status::unavailable) r.reason = err.message;
-    if (msg.size() > err.message.size()) r.evidence["error_full"] = msg.substr(0, 4000);
-    r.error = err;
-    r.timing.reset();
+    record_error(r, exception_message(e), ctx);
   }
   r.warnings = warnings.messages();
   return finish();

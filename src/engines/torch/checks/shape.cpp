@@ -23,10 +23,8 @@ CheckDef move(std::string name, std::string shape, double elems, std::function<T
   c.inputs = std::move(inputs);
   c.op = [fn](const Tensors& in, const OpEnv&) { return fn(in); };
   c.verify = Verify::exact;
-  c.flops = 0;
-  c.flops_formula = "0 (data movement)";
-  c.bytes = [elems](double e) { return 2.0 * elems * e; };
-  c.bytes_formula = "2*N*elem (read + write)";
+  movement(
+      c, [elems](double e) { return 2.0 * elems * e; }, "2*N*elem (read + write)");
   return c;
 }
 

@@ -20,6 +20,7 @@
 #include "engines/torch/llm/model.hpp"
 #include "engines/torch/llm/weights.hpp"
 #include "engines/torch/profiler.hpp"
+#include "engines/torch/suite_item.hpp"
 #include "engines/torch/suites.hpp"
 #include "engines/torch/timer.hpp"
 
@@ -153,61 +154,56 @@ class LlmSuite final : public WorkerSuite {
     if (it == items_.end()) return r;
     const Item& item = it->second;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
-    r.device = device_string(dev);
-    WarningCapture warnings;
     c10::NoGradGuard no_grad;
-    try {
-      (void)select_sdpa_backend(sdpa_backend_for(dev));  // checked in prepare()
-      Loaded& m = model(dev, item);
-      r.evidence["model"] = m.description;
-      // A checkpoint with fewer positions than the grid asks for (2048 for
-      // TinyLlama or SmolLM against the default pp2048 + decode depth).
-      const int64_t positions = item.what == "correctness" ? 0 : int64_t{item.prompt} + item.gen;
-      const int64_t limit = std::min<int64_t>(m.model->config().max_position, 32768);
-      if (positions > limit) {
-        throw SkipItem(
-            fmt::format("{} positions (prompt {} + {} new tokens) exceed the model's {} "
-                        "(max_position_embeddings)",
-                        positions, item.prompt, item.gen, limit));
-      }
-      // The ceilings this row is drawn against are bench rows measured
-      // before the suite (run_llm), in their own process, so their buffers
-      // never count in the row's peak memory.
-      const auto* backend = accelerator_backend(dev);
-      if (backend) backend->reset_peak_memory(dev.index());
-      if (item.what == "correctness") {
-        correctness(r, *m.model, dev);
-      } else if (item.what == "pp") {
-        prefill(r, *m.model, dev, item);
-      } else if (item.what == "tg") {
-        decode(r, *m.model, dev, item);
-      } else {
-        graph_decode(r, *m.model, dev, item);
-      }
-      if (backend) {
-        if (auto mem = backend->memory(dev.index())) {
-          r.metrics["peak_memory_bytes"] = static_cast<double>(mem->peak_allocated_bytes);
-        }
-      }
-    } catch (const SkipItem& e) {
-      r.status = Status::skipped;
-      r.reason = e.what();
-    } catch (const std::exception& e) {
-      const std::string msg = exception_message(e);
-      r.status = Status::error;
-      r.reason = msg.substr(0, msg.find('\n'));
-      r.error = ErrorInfo{r.reason, "", "", "", ""};
-      r.timing.reset();
-      if (!dev.is_cpu()) {
-        if (const auto* b = accelerator_backend(dev)) b->empty_cache();
-      }
-    }
-    r.warnings = warnings.messages();
-    r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
-    return r;
+    return run_suite_item(
+        std::move(r), dev, wall0,
+        [&](Result& res) {
+          try {
+            run_item(res, item, dev);
+          } catch (const SkipItem& e) {
+            res.status = Status::skipped;
+            res.reason = e.what();
+          }
+        },
+        [&](Result&, const std::exception&, const std::string&) { release_device_memory(dev); });
   }
 
  private:
+  void run_item(Result& r, const Item& item, const c10::Device& dev) {
+    (void)select_sdpa_backend(sdpa_backend_for(dev));  // checked in prepare()
+    Loaded& m = model(dev, item);
+    r.evidence["model"] = m.description;
+    // A checkpoint with fewer positions than the grid asks for (2048 for
+    // TinyLlama or SmolLM against the default pp2048 + decode depth).
+    const int64_t positions = item.what == "correctness" ? 0 : int64_t{item.prompt} + item.gen;
+    const int64_t limit = std::min<int64_t>(m.model->config().max_position, 32768);
+    if (positions > limit) {
+      throw SkipItem(
+          fmt::format("{} positions (prompt {} + {} new tokens) exceed the model's {} "
+                      "(max_position_embeddings)",
+                      positions, item.prompt, item.gen, limit));
+    }
+    // The ceilings this row is drawn against are bench rows measured
+    // before the suite (run_llm), in their own process, so their buffers
+    // never count in the row's peak memory.
+    const auto* backend = accelerator_backend(dev);
+    if (backend) backend->reset_peak_memory(dev.index());
+    if (item.what == "correctness") {
+      correctness(r, *m.model, dev);
+    } else if (item.what == "pp") {
+      prefill(r, *m.model, dev, item);
+    } else if (item.what == "tg") {
+      decode(r, *m.model, dev, item);
+    } else {
+      graph_decode(r, *m.model, dev, item);
+    }
+    if (backend) {
+      if (auto mem = backend->memory(dev.index())) {
+        r.metrics["peak_memory_bytes"] = static_cast<double>(mem->peak_allocated_bytes);
+      }
+    }
+  }
+
   at::ScalarType dtype_for(bool on_cpu) const { return dtype_from_name(on_cpu ? "fp32" : o_.dtype); }
 
   Loaded& model(const c10::Device& dev, const Item& item) {
@@ -585,15 +581,7 @@ std::vector<Result> run_llm(const LlmOptions& options, const RunCallbacks& callb
     if (!list_benchmarks(b).empty()) measured = run_bench(b, callbacks);
     o.ceilings.insert(o.ceilings.end(), measured.begin(), measured.end());
   }
-  IsolationOptions iso;
-  iso.suite = "llm";
-  iso.job = json(o);
-  iso.device = o.device;
-  iso.item_timeout_s = options.item_timeout_s;
-  iso.machine = options.machine;
-  const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
-  iso.kb = kb ? &*kb : nullptr;
-  auto results = run_torch_suite(list_llm(o), iso, options.isolate, callbacks);
+  auto results = run_torch_items("llm", o, list_llm(o), callbacks);
   results.insert(results.begin(), measured.begin(), measured.end());
   // Device rows get their speed-up over the CPU twin (same preset and test).
   const std::string type = device_type_of(o.device);

@@ -232,9 +232,7 @@ std::vector<Result> run_multi(const MultiOptions& options, const RunCallbacks& c
   iso.device = options.devices.empty() ? "cpu" : options.devices.front();
   iso.item_timeout_s = options.item_timeout_s;
   iso.machine = options.machine;
-  const auto kb = try_load_kb();
-  iso.kb = kb ? &*kb : nullptr;
-  return run_torch_suite(items, iso, options.isolate, callbacks);
+  return run_torch_suite(items, iso, options.isolate, callbacks);  // with the kb
 }
 
 }  // namespace accel::engine

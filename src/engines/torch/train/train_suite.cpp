@@ -14,6 +14,7 @@
 #include "engine_api/train.hpp"
 #include "engines/torch/backend/backend.hpp"
 #include "engines/torch/profiler.hpp"
+#include "engines/torch/suite_item.hpp"
 #include "engines/torch/suites.hpp"
 #include "engines/torch/timer.hpp"
 #include "engines/torch/train/trainer.hpp"
@@ -151,41 +152,12 @@ class TrainSuite final : public WorkerSuite {
     if (it == items_.end()) return r;
     const Item& item = it->second;
     const c10::Device dev = item.on_cpu ? c10::Device(c10::kCPU) : target_;
-    r.device = device_string(dev);
-    WarningCapture warnings;
-    try {
-      const Precision prec = train::precision_from_name(item.precision);
-      if (const std::string why = train::precision_unavailable(dev, prec); !why.empty()) {
-        r.status = Status::unavailable;
-        r.reason = why;
-      } else {
-        const train::Dataset& d = data();
-        r.evidence["data"] = d.description;
-        r.evidence["model"] = describe_train_model(item.model);
-        if (o_.inject_oom_above_bytes > 0) {
-          r.evidence["injected_oom_limit_bytes"] = o_.inject_oom_above_bytes;
-          r.metrics["injected_limit_bytes"] = static_cast<double>(o_.inject_oom_above_bytes);
-        }
-        if (item.what == "step") {
-          step_row(r, item, dev, prec);
-        } else if (item.what == "item_cost") {
-          item_cost_row(r, item, dev, prec);
-        } else {
-          sweep_row(r, item, dev, prec);
-        }
-      }
-    } catch (const std::exception& e) {
-      const std::string msg = exception_message(e);
-      r.status = Status::error;
-      r.reason = first_line(msg);
-      r.error = ErrorInfo{r.reason, "", "", "", ""};
-      r.timing.reset();
-      if (train::is_out_of_memory(e)) r.evidence["out_of_memory"] = true;
-      release_memory(dev);
-    }
-    r.warnings = warnings.messages();
-    r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
-    return r;
+    return run_suite_item(
+        std::move(r), dev, wall0, [&](Result& res) { run_item(res, item, dev); },
+        [&](Result& res, const std::exception& e, const std::string&) {
+          if (train::is_out_of_memory(e)) res.evidence["out_of_memory"] = true;
+          release_device_memory(dev);
+        });
   }
 
  private:
@@ -203,9 +175,27 @@ class TrainSuite final : public WorkerSuite {
     return c;
   }
 
-  static void release_memory(const c10::Device& dev) {
-    if (dev.is_cpu()) return;
-    if (const auto* b = accelerator_backend(dev)) b->empty_cache();
+  void run_item(Result& r, const Item& item, const c10::Device& dev) {
+    const Precision prec = train::precision_from_name(item.precision);
+    if (const std::string why = train::precision_unavailable(dev, prec); !why.empty()) {
+      r.status = Status::unavailable;
+      r.reason = why;
+      return;
+    }
+    const train::Dataset& d = data();
+    r.evidence["data"] = d.description;
+    r.evidence["model"] = describe_train_model(item.model);
+    if (o_.inject_oom_above_bytes > 0) {
+      r.evidence["injected_oom_limit_bytes"] = o_.inject_oom_above_bytes;
+      r.metrics["injected_limit_bytes"] = static_cast<double>(o_.inject_oom_above_bytes);
+    }
+    if (item.what == "step") {
+      step_row(r, item, dev, prec);
+    } else if (item.what == "item_cost") {
+      item_cost_row(r, item, dev, prec);
+    } else {
+      sweep_row(r, item, dev, prec);
+    }
   }
 
   /// Distinct host batches of `batch` samples, pinned for a device target,
@@ -510,7 +500,7 @@ class TrainSuite final : public WorkerSuite {
         // allocator's cache back and say what is left.
         const bool injected = msg.find("injected by accel-doctor") != std::string::npos;
         limit = injected ? "injected_out_of_memory" : "out_of_memory";
-        release_memory(dev);
+        release_device_memory(dev);
         r.metrics["oom_at_batch"] = static_cast<double>(b);
         r.evidence["oom_message"] = msg;
         json released = {{"empty_cache", !dev.is_cpu()}};
@@ -600,15 +590,7 @@ std::vector<ItemInfo> list_train(const TrainOptions& options) {
 
 std::vector<Result> run_train(const TrainOptions& options, const RunCallbacks& callbacks) {
   const TrainOptions o = resolve_train_options(options);
-  IsolationOptions iso;
-  iso.suite = "train";
-  iso.job = json(o);
-  iso.device = o.device;
-  iso.item_timeout_s = options.item_timeout_s;
-  iso.machine = options.machine;
-  const auto kb = try_load_kb();  // a crashed or hung worker's stderr gets its cause
-  iso.kb = kb ? &*kb : nullptr;
-  auto results = run_torch_suite(list_train(o), iso, options.isolate, callbacks);
+  auto results = run_torch_items("train", o, list_train(o), callbacks);
   const auto step_key = [](const Result& r) -> std::optional<TrainKey> {
     auto k = TrainKey::parse(r.key);
     if (!k || k->item != TrainKey::Item::step) return std::nullopt;
