@@ -13,14 +13,15 @@ namespace {
 using testing::score_set;
 
 TEST(KbHeldOut, MinedWin) {
-  // zludacomfy-56 (blind): only a title "Error loading cublas64_11.dll" without
-  // a WinError or "or one of its dependencies"; ort-6183 (blind): "only
-  // ['CPUExecutionProvider'] is available" in prose. Fix misses: sdnext-2139
+  // ort-6183 (blind): "only ['CPUExecutionProvider'] is available" in prose.
+  // zludacomfy-56 (blind), a title "Error loading cublas64_11.dll" without a
+  // WinError, is read since gen-core's DLL wordings (a DLL named after a
+  // failure word). Fix misses: sdnext-2139
   // (blind) names the old pytorch-directml and the thread's answer was Python
   // 3.10. dml-665, comfy-4845 and the fixes of comfy-7826, sdamdgpu-634,
   // fooocus-3737 and fooocus-1466 are read since kb-cuda applied this set's
   // proposals to torch.json and cuda.json.
-  score_set("mined-win", {"zludacomfy-56", "ort-6183"}, {"ort-6183", "sdnext-2139"}, 72);
+  score_set("mined-win", {"ort-6183"}, {"ort-6183", "sdnext-2139"}, 72);
 }
 
 }  // namespace
