@@ -36,6 +36,13 @@ TEST(KbLogFacts, AGpuNameInProseGivesItsArchitecture) {
   const auto amd = facts_of("my AMD Radeon RX 6650 XT is not used\n");
   EXPECT_EQ(amd.gfx, "gfx1032");
   EXPECT_EQ(amd.vendor, "amd");
+  // lspci's display controller lines, with the code names of Vega APUs.
+  EXPECT_EQ(
+      facts_of("05:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Cezanne [Radeon "
+               "Vega Series / Radeon Vega Mobile Series] (rev c6)\n")
+          .gfx,
+      "gfx90c");
+  EXPECT_EQ(facts_of("AMD Radeon 860M Graphics\n").gfx, "gfx1152");
 }
 
 TEST(KbLogFacts, TheOsComesFromPathsAndWords) {
