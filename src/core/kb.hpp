@@ -64,6 +64,7 @@ struct MachineFacts {
   std::string driver;                  ///< NVIDIA driver version, "410.48"
   std::string driver_cuda;             ///< newest CUDA the driver supports (nvidia-smi "CUDA Version")
   std::string python;                  ///< Python version, major.minor ("3.12")
+  std::string macos_version;           ///< macOS product version when the OS is macOS ("12.2.1", sw_vers)
   std::string override_value;          ///< HSA_OVERRIDE_GFX_VERSION value when known
   std::optional<bool> override_set;    ///< HSA_OVERRIDE_GFX_VERSION (or per-device variant) in effect
   std::optional<bool> igpu;            ///< an integrated AMD GPU is present

@@ -58,6 +58,25 @@ std::string min_driver(const EvalContext& c) {
 
 namespace {
 
+/// A version a `version_below`/`version_at_least` operand names: a literal
+/// ("12.3"), a version fact of the machine or a capture of the message;
+/// empty when not known or not a version.
+std::string version_operand(const std::string& name, const EvalContext& c) {
+  if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) return name;
+  static const std::map<std::string, std::string MachineFacts::*> facts = {
+      {"torch_version", &MachineFacts::torch_version}, {"torch_cuda", &MachineFacts::torch_cuda},
+      {"torch_rocm", &MachineFacts::torch_rocm},       {"driver", &MachineFacts::driver},
+      {"driver_cuda", &MachineFacts::driver_cuda},     {"python", &MachineFacts::python},
+      {"macos_version", &MachineFacts::macos_version}};
+  std::string v;
+  if (const auto it = facts.find(name); it != facts.end()) {
+    v = c.f.*(it->second);
+  } else if (const auto cap = c.captures.find(name); cap != c.captures.end()) {
+    v = cap->second;
+  }
+  return parse_version(v).empty() ? std::string() : v;
+}
+
 /// The keys that compare a fact of the machine with the value given; nullopt
 /// for another key.
 std::optional<Tri> eval_fact_key(const std::string& key, const json& value, const EvalContext& c) {
@@ -108,6 +127,14 @@ std::optional<Tri> eval_fact_key(const std::string& key, const json& value, cons
     if (f.sm.size() < 5 || !RE2::FullMatch(f.sm.substr(3), R"((\d+))", &have)) return Tri::U;
     return tri(have >= value.get<int>());
   }
+  if (key == "version_below" || key == "version_at_least") {
+    // ["macos_version", "12.3"]: unknown when either side is not known.
+    const std::string a = version_operand(value[0].get<std::string>(), c);
+    const std::string b = version_operand(value[1].get<std::string>(), c);
+    if (a.empty() || b.empty()) return Tri::U;
+    const bool below = compare_versions(a, b) < 0;
+    return tri(key == "version_below" ? below : !below);
+  }
   if (key == "known") {
     const auto name = value.get<std::string>();
     static const std::map<std::string, std::string MachineFacts::*> fields = {
@@ -120,7 +147,8 @@ std::optional<Tri> eval_fact_key(const std::string& key, const json& value, cons
         {"driver", &MachineFacts::driver},
         {"torch_cuda", &MachineFacts::torch_cuda},
         {"torch_version", &MachineFacts::torch_version},
-        {"python", &MachineFacts::python}};
+        {"python", &MachineFacts::python},
+        {"macos_version", &MachineFacts::macos_version}};
     const auto it = fields.find(name);
     if (it != fields.end()) return tri(!(f.*(it->second)).empty());
     return tri(c.captures.count(name) > 0);

@@ -214,6 +214,12 @@ MachineFacts parse_context(const KbData& kb, const MachineContext& ctx) {
   // OS: the os field first, then anything else that names one.
   f.os = os_family(ctx.os);
   if (f.os.empty()) f.os = os_family(all);
+  if (f.os == "macos") {  // "macOS 12.2.1", "macos-14.4"
+    static const RE2 macos_v(
+        R"((?i)\bmac\s?os(?:\s*x)?[\s_-]*(?:version\s*)?:?\s*((?:10|1[1-9]|2[0-9])(?:\.[0-9]+){0,2})\b)");
+    std::string mv;
+    if (RE2::PartialMatch(sp(ctx.os), macos_v, &mv)) f.macos_version = mv;
+  }
   // Backend: the backend field first, then version tags (+rocm6.2, +cu121).
   f.backend = backend_family(ctx.backend);
   if (f.backend.empty()) f.backend = backend_family(ctx.versions + " " + ctx.arch);
@@ -347,6 +353,10 @@ void merge_log_facts(const KbData& kb, const std::map<std::string, std::string>&
     if (v.size() >= 2) f.python = fmt::format("{}.{}", v[0], v[1]);
   }
   if (f.torch_rocm.empty()) f.torch_rocm = get("torch_rocm");
+  if (f.macos_version.empty() && !get("macos_version").empty() && (f.os.empty() || f.os == "macos")) {
+    f.macos_version = get("macos_version");
+    f.os = "macos";
+  }
   if (f.torch_version.empty() && !get("torch_version").empty()) {
     f.torch_version = get("torch_version");
     parse_versions("torch " + f.torch_version, f);

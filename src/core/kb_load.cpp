@@ -31,9 +31,21 @@ namespace {
 // The fact names log patterns and the context parser fill; entry captures may
 // not reuse them (a capture would otherwise shadow the machine's facts).
 const std::set<std::string>& fact_names() {
-  static const std::set<std::string> names = {
-      "gfx",        "sm",     "cc",      "driver",        "driver_cuda",    "os",    "gpu", "torch_cuda",
-      "torch_rocm", "vendor", "backend", "torch_version", "cpu_only_torch", "python"};
+  static const std::set<std::string> names = {"gfx",
+                                              "sm",
+                                              "cc",
+                                              "driver",
+                                              "driver_cuda",
+                                              "os",
+                                              "gpu",
+                                              "torch_cuda",
+                                              "torch_rocm",
+                                              "vendor",
+                                              "backend",
+                                              "torch_version",
+                                              "cpu_only_torch",
+                                              "python",
+                                              "macos_version"};
   return names;
 }
 
@@ -108,6 +120,11 @@ void validate_condition(const json& c, KbData& kb, const std::string& where) {
     } else if (key == "capture_gt") {
       if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_string()) {
         throw KbError(fmt::format("{}: 'capture_gt' takes [name, name]", where));
+      }
+    } else if (key == "version_below" || key == "version_at_least") {
+      if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_string()) {
+        throw KbError(
+            fmt::format("{}: '{}' takes [name, version or name] (\"macos_version\", \"12.3\")", where, key));
       }
     } else if (key == "all" || key == "any") {
       if (!value.is_array()) throw KbError(fmt::format("{}: '{}' takes an array of conditions", where, key));

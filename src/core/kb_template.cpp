@@ -80,6 +80,7 @@ std::string placeholder_value(const std::string& name, const EvalContext& c) {
   if (name == "directml_inbox") return c.kb.directml_versions.inbox_text();
   if (auto v = table_value(name, c)) return std::move(*v);
   if (name == "python") return f.python;
+  if (name == "macos_version") return f.macos_version;
   if (name == "os") return f.os;
   if (name == "vendor") return f.vendor;
   if (name == "backend") return f.backend;
