@@ -59,22 +59,25 @@ std::string min_driver(const EvalContext& c) {
 namespace {
 
 /// A version a `version_below`/`version_at_least` operand names: a literal
-/// ("12.3"), a version fact of the machine or a capture of the message;
-/// empty when not known or not a version.
-std::string version_operand(const std::string& name, const EvalContext& c) {
+/// ("12.3"), a version fact of the machine or a capture of the message.
+/// Unknown (nullopt) when the fact is not known; "" (false) when a capture
+/// the message does not carry is named or the value is not a version: the
+/// message is known in full, as for `capture`.
+std::optional<std::string> version_operand(const std::string& name, const EvalContext& c) {
   if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) return name;
   static const std::map<std::string, std::string MachineFacts::*> facts = {
       {"torch_version", &MachineFacts::torch_version}, {"torch_cuda", &MachineFacts::torch_cuda},
       {"torch_rocm", &MachineFacts::torch_rocm},       {"driver", &MachineFacts::driver},
       {"driver_cuda", &MachineFacts::driver_cuda},     {"python", &MachineFacts::python},
       {"macos_version", &MachineFacts::macos_version}};
-  std::string v;
   if (const auto it = facts.find(name); it != facts.end()) {
-    v = c.f.*(it->second);
-  } else if (const auto cap = c.captures.find(name); cap != c.captures.end()) {
-    v = cap->second;
+    const std::string& v = c.f.*(it->second);
+    if (v.empty()) return std::nullopt;
+    return parse_version(v).empty() ? std::string() : v;
   }
-  return parse_version(v).empty() ? std::string() : v;
+  const auto cap = c.captures.find(name);
+  if (cap == c.captures.end() || parse_version(cap->second).empty()) return std::string();
+  return cap->second;
 }
 
 /// The keys that compare a fact of the machine with the value given; nullopt
@@ -128,11 +131,14 @@ std::optional<Tri> eval_fact_key(const std::string& key, const json& value, cons
     return tri(have >= value.get<int>());
   }
   if (key == "version_below" || key == "version_at_least") {
-    // ["macos_version", "12.3"]: unknown when either side is not known.
-    const std::string a = version_operand(value[0].get<std::string>(), c);
-    const std::string b = version_operand(value[1].get<std::string>(), c);
-    if (a.empty() || b.empty()) return Tri::U;
-    const bool below = compare_versions(a, b) < 0;
+    // ["macos_version", "12.3"]: unknown when a fact is not known, false
+    // when the message does not carry a capture named.
+    const auto a = version_operand(value[0].get<std::string>(), c);
+    const auto b = version_operand(value[1].get<std::string>(), c);
+    if (a && a->empty()) return Tri::F;
+    if (b && b->empty()) return Tri::F;
+    if (!a || !b) return Tri::U;
+    const bool below = compare_versions(*a, *b) < 0;
     return tri(key == "version_below" ? below : !below);
   }
   if (key == "known") {

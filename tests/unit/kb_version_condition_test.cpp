@@ -60,6 +60,18 @@ TEST_F(KbVersionCondition, UnknownVersionListsThePossibilities) {
   for (const auto& f : d.fixes) EXPECT_FALSE(f.applies);
 }
 
+TEST_F(KbVersionCondition, ACaptureTheMessageDoesNotCarryIsFalse) {
+  write("errors.json", R"J({"errors": [{"id": "e", "patterns": ["MPS unavailable(?: on (?P<minos>[0-9.]+))?"],
+      "cause": "c", "fixes": [{"when": {"version_below": ["macos_version", "minos"]}, "label": "old", "fix": "update"},
+      {"fallback": true, "label": "otherwise", "fix": "check the build"}]}]})J");
+  MachineContext ctx;
+  ctx.os = "macOS 13.1";
+  const auto d = classify("MPS unavailable", ctx);
+  EXPECT_FALSE(d.context_needed);
+  EXPECT_EQ(d.fix, "check the build");
+  EXPECT_EQ(classify("MPS unavailable on 14.0", ctx).fix, "update");
+}
+
 TEST_F(KbVersionCondition, TheContextGivesTheMacosVersion) {
   MachineContext ctx;
   ctx.os = "macOS 12.2 (arm64)";
@@ -83,6 +95,29 @@ TEST_F(KbTempDir, VersionConditionTakesTwoNames) {
       "fixes": [{"when": {"version_below": "12.3"}, "label": "l", "fix": "f"}]}]})J");
   const auto msg = load_error();
   EXPECT_NE(msg.find("version_below"), std::string::npos) << msg;
+}
+
+// The repository's entry (kb/errors/mps.json mps_unavailable) with the
+// macOS version read from sw_vers / collect_env / platform.platform().
+TEST(KbVersionConditionRepo, MpsUnavailableComparesTheMacosVersions) {
+  const auto& kb = testing::repo_kb();
+  auto fix_for = [&](const std::string& log) {
+    const auto d = kb.classify(log, MachineContext{});
+    EXPECT_TRUE(d && d->id == "mps_unavailable") << log;
+    return d ? d->fix : std::string();
+  };
+  // Below the message's minimum: update to that minimum.
+  EXPECT_NE(fix_for("RuntimeError: The MPS backend is supported on MacOS 13.0+.\nOS: macOS 12.6.1 (arm64)")
+                .find("Update macOS to 13.0"),
+            std::string::npos);
+  // torch 2.5's message says 12.3 but it needs 13 (pytorch/pytorch#139425).
+  EXPECT_NE(fix_for("RuntimeError: The MPS backend is supported on MacOS 12.3+.\nProductVersion:\t12.7.6")
+                .find("torch<2.5"),
+            std::string::npos);
+  // Already newer than the minimum: the check of this build is wrong.
+  EXPECT_NE(fix_for("RuntimeError: The MPS backend is supported on MacOS 14.0+.\nmacOS-15.1-arm64-arm-64bit")
+                .find("release build"),
+            std::string::npos);
 }
 
 }  // namespace
