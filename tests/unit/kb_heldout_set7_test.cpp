@@ -2,13 +2,19 @@
 // 37 public threads from new generic searches per ecosystem, labelled on the
 // kb of 1cb07f1 and scored once, untuned: 21/37, fix 7/17
 // (score-untuned.txt). The kb of set 6's tuning (gen6, written without seeing
-// this set) reads exactly the same 21. Kept as a regression test: every
-// reading below must stay as it is until the kb reads more. The 16 misses:
-// 8 causes the kb has no entry for (new:-only in cases.json: DeepSpeed
-// without a GPU, a ROCm compiler bug, ZLUDA installs and driver versions, an
-// InfiniBand fault, Metal residency sets, a Container Toolkit regression,
-// Docker Desktop on Linux), and 8 known causes in forms it does not read or
-// reads as another cause (score-untuned.txt).
+// this set) read exactly the same 21. Then it became the working set (gen7,
+// a fit): the kb was generalised from its 16 misses (new entries for the
+// missing causes, wider wordings, HIP wording ranked to the ROCm entry), and
+// 4 new:-only cases were relabelled to the new entry that states their cause
+// (llamacpp-11903, miopen-743, deepspeed-535, cs1o-10): 32/37, fix 14/17
+// (score-tuned.txt). Kept as a regression test: every reading below must stay
+// as it is until the kb reads more. The 5 misses are read as the class of
+// their message, which the log cannot narrow to the thread's cause: an AMD
+// machine's 'Found no NVIDIA driver' (labelled cuda_not_available), a ZLUDA
+// driver break pasted as a bare 'CUDA unknown error', and three entries whose
+// ranked possibilities include the thread's cause (NCCL remote error -> an
+// InfiniBand fault; a CDI hook failure -> Container Toolkit 1.17.0;
+// nvidia-container-cli's libnvidia-ml -> Docker Desktop on Linux).
 #include <gtest/gtest.h>
 
 #include "kb_heldout_util.hpp"
@@ -17,13 +23,8 @@ namespace accel {
 namespace {
 
 TEST(KbHeldOut, Set7) {
-  testing::score_set("set7",
-                     {"mlnotes-4", "comfy-14902", "flashattn-509", "deepspeed-535", "comfyfrontend-7940",
-                      "miopen-743", "reactor-200", "cs1o-10", "nccl-2076", "sdnext-3525", "simonwllm-1018",
-                      "llamacpp-11903", "cs1o-35", "vllm-34470", "cdi-239", "secureaitools-26"},
-                     {"mlnotes-4", "miopen-743", "cs1o-10", "pytorch-39723", "pytorch-14193", "cs1o-35",
-                      "vllm-34470", "sdnext-1376", "cdi-239", "secureaitools-26"},
-                     37);
+  testing::score_set("set7", {"comfy-14902", "nccl-2076", "cs1o-35", "cdi-239", "secureaitools-26"},
+                     {"cs1o-35", "cdi-239", "secureaitools-26"}, 37);
 }
 
 }  // namespace
