@@ -65,15 +65,9 @@ namespace {
 /// message is known in full, as for `capture`.
 std::optional<std::string> version_operand(const std::string& name, const EvalContext& c) {
   if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) return name;
-  static const std::map<std::string, std::string MachineFacts::*> facts = {
-      {"torch_version", &MachineFacts::torch_version}, {"torch_cuda", &MachineFacts::torch_cuda},
-      {"torch_rocm", &MachineFacts::torch_rocm},       {"driver", &MachineFacts::driver},
-      {"driver_cuda", &MachineFacts::driver_cuda},     {"python", &MachineFacts::python},
-      {"macos_version", &MachineFacts::macos_version}};
-  if (const auto it = facts.find(name); it != facts.end()) {
-    const std::string& v = c.f.*(it->second);
-    if (v.empty()) return std::nullopt;
-    return parse_version(v).empty() ? std::string() : v;
+  if (const std::string* v = text_fact(c.f, name)) {
+    if (v->empty()) return std::nullopt;
+    return parse_version(*v).empty() ? std::string() : *v;
   }
   const auto cap = c.captures.find(name);
   if (cap == c.captures.end() || parse_version(cap->second).empty()) return std::string();
@@ -143,20 +137,7 @@ std::optional<Tri> eval_fact_key(const std::string& key, const json& value, cons
   }
   if (key == "known") {
     const auto name = value.get<std::string>();
-    static const std::map<std::string, std::string MachineFacts::*> fields = {
-        {"gfx", &MachineFacts::gfx},
-        {"sm", &MachineFacts::sm},
-        {"os", &MachineFacts::os},
-        {"vendor", &MachineFacts::vendor},
-        {"backend", &MachineFacts::backend},
-        {"gpu", &MachineFacts::gpu},
-        {"driver", &MachineFacts::driver},
-        {"torch_cuda", &MachineFacts::torch_cuda},
-        {"torch_version", &MachineFacts::torch_version},
-        {"python", &MachineFacts::python},
-        {"macos_version", &MachineFacts::macos_version}};
-    const auto it = fields.find(name);
-    if (it != fields.end()) return tri(!(f.*(it->second)).empty());
+    if (const std::string* v = text_fact(f, name)) return tri(!v->empty());
     return tri(c.captures.count(name) > 0);
   }
   return std::nullopt;

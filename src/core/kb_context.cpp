@@ -205,6 +205,25 @@ void parse_env(std::string_view env, bool env_known, MachineFacts& f) {
 
 }  // namespace
 
+const std::string* text_fact(const MachineFacts& f, const std::string& name) {
+  static const std::map<std::string, std::string MachineFacts::*> fields = {
+      {"gfx", &MachineFacts::gfx},
+      {"sm", &MachineFacts::sm},
+      {"os", &MachineFacts::os},
+      {"vendor", &MachineFacts::vendor},
+      {"backend", &MachineFacts::backend},
+      {"gpu", &MachineFacts::gpu},
+      {"driver", &MachineFacts::driver},
+      {"driver_cuda", &MachineFacts::driver_cuda},
+      {"torch_cuda", &MachineFacts::torch_cuda},
+      {"torch_rocm", &MachineFacts::torch_rocm},
+      {"torch_version", &MachineFacts::torch_version},
+      {"python", &MachineFacts::python},
+      {"macos_version", &MachineFacts::macos_version}};
+  const auto it = fields.find(name);
+  return it == fields.end() ? nullptr : &(f.*(it->second));
+}
+
 MachineFacts parse_context(const KbData& kb, const MachineContext& ctx) {
   MachineFacts f;
   const std::string all =

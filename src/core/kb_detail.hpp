@@ -161,6 +161,10 @@ void extract_captures(const RE2& re, std::string_view text, std::map<std::string
 MachineFacts parse_context(const KbData& kb, const MachineContext& ctx);
 void merge_tool_gpus(const KbData& kb, const std::vector<ToolGpu>& gpus, MachineFacts& f);
 void merge_log_facts(const KbData& kb, const std::map<std::string, std::string>& log, MachineFacts& f);
+/// The text fact `name` of the machine ("gfx", "driver_cuda", "macos_version",
+/// ...; the one table of them, for `known`, version conditions and
+/// placeholders); nullptr when `name` is not a text fact.
+const std::string* text_fact(const MachineFacts& f, const std::string& name);
 
 // ---------------------------------------------------------------- kb_condition.cpp
 

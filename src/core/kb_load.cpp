@@ -117,14 +117,12 @@ void validate_condition(const json& c, KbData& kb, const std::string& where) {
         const auto pattern = re.get<std::string>();
         if (!kb.cond_regex.count(pattern)) kb.cond_regex[pattern] = compile(pattern, where);
       }
-    } else if (key == "capture_gt") {
+    } else if (key == "capture_gt" || key == "version_below" || key == "version_at_least") {
+      // Two operands: names, or for the version conditions also a version ("12.3").
       if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_string()) {
-        throw KbError(fmt::format("{}: 'capture_gt' takes [name, name]", where));
-      }
-    } else if (key == "version_below" || key == "version_at_least") {
-      if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_string()) {
-        throw KbError(
-            fmt::format("{}: '{}' takes [name, version or name] (\"macos_version\", \"12.3\")", where, key));
+        throw KbError(fmt::format(
+            "{}: '{}' takes [name, name]{}", where, key,
+            key == "capture_gt" ? "" : " (a name may be a version: [\"macos_version\", \"12.3\"])"));
       }
     } else if (key == "all" || key == "any") {
       if (!value.is_array()) throw KbError(fmt::format("{}: '{}' takes an array of conditions", where, key));

@@ -62,29 +62,18 @@ std::optional<std::string> table_value(const std::string& name, const EvalContex
 /// machine, or what the kb's tables say about them; "" when unknown.
 std::string placeholder_value(const std::string& name, const EvalContext& c) {
   if (const auto it = c.captures.find(name); it != c.captures.end()) return it->second;
-  const MachineFacts& f = c.f;
-  if (name == "gfx") return f.gfx;
+  if (const std::string* v = text_fact(c.f, name)) return *v;
   if (name == "gfx_name") return c.gfx ? c.gfx->name : "";
   if (name == "gfx_family") return c.gfx ? c.gfx->family : "";
   if (name == "gfx_note") return c.gfx ? c.gfx->note : "";
   if (name == "override") return c.gfx ? c.gfx->override_value : "";
-  if (name == "sm") return f.sm;
   if (name == "sm_name") return c.sm ? c.sm->name : "";
   if (name == "min_cuda") return c.sm ? c.sm->min_cuda : "";
   if (name == "wheel") return c.sm ? c.sm->wheel : "";
-  if (name == "torch_cuda") return f.torch_cuda;
-  if (name == "torch_version") return f.torch_version;
-  if (name == "driver") return f.driver;
   if (name == "min_driver") return min_driver(c);
   if (name == "dml_dtypes") return c.kb.dml_dtypes;
   if (name == "directml_inbox") return c.kb.directml_versions.inbox_text();
   if (auto v = table_value(name, c)) return std::move(*v);
-  if (name == "python") return f.python;
-  if (name == "macos_version") return f.macos_version;
-  if (name == "os") return f.os;
-  if (name == "vendor") return f.vendor;
-  if (name == "backend") return f.backend;
-  if (name == "gpu") return f.gpu;
   return {};
 }
 

@@ -258,6 +258,18 @@ TEST(KbContext, DriverTooOldUsesTheVersionTable) {
   EXPECT_TRUE(contains_ci(avail.fix, "418.39")) << avail.fix;
 }
 
+TEST(KbContext, DriverCudaFromNvidiaSmiChoosesTheFix) {
+  // nvidia-smi's "CUDA Version" is a fact that `known` and placeholders read.
+  const auto d = repo_kb().classify(
+      "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+      "Cuda failure: 222 the provided PTX was compiled with an unsupported toolchain.",
+      MachineContext{});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->id, "cuda_ptx_newer_than_driver");
+  EXPECT_FALSE(d->context_needed);
+  EXPECT_NE(d->fix.find("The driver supports CUDA 12.2"), std::string::npos) << d->fix;
+}
+
 TEST(KbContext, NotCompiledWithCudaPicksTheRightBuild) {
   const char* log = "AssertionError: Torch not compiled with CUDA enabled";
   MachineContext c;
