@@ -284,6 +284,26 @@ void read_entry_fixes(const json& e, const std::string& where, KbData& kb, Error
   }
 }
 
+/// An entry's own `fix` next to conditional fixes is their "otherwise" (a
+/// fallback variant) unless one of them, or of its fix set, already is: so it
+/// is chosen when no conditional fix holds and listed last while the machine
+/// is unknown. Added after read_entry_rest, whose checks of an entry with
+/// possibilities are about the fixes the file lists.
+void add_entry_fix_as_fallback(const KbData& kb, ErrorEntry& entry) {
+  if (entry.fix.empty() || (entry.variants.empty() && entry.fix_set.empty())) return;
+  const auto is_fallback = [](const Variant& v) { return v.fallback; };
+  if (std::any_of(entry.variants.begin(), entry.variants.end(), is_fallback)) return;
+  if (!entry.fix_set.empty()) {
+    const auto& set = kb.fix_sets.at(entry.fix_set);
+    if (std::any_of(set.begin(), set.end(), is_fallback)) return;
+  }
+  Variant otherwise;
+  otherwise.fallback = true;
+  otherwise.label = "otherwise";
+  otherwise.fix = entry.fix;
+  entry.variants.push_back(std::move(otherwise));
+}
+
 /// The rest: examples, what the entry suppresses, whether it is evidence,
 /// and where an operator check it matches ran.
 void read_entry_rest(const json& e, const std::string& where, ErrorEntry& entry) {
@@ -340,6 +360,7 @@ void load_entries(const json& doc, const std::string& file, KbData& kb,
     read_entry_patterns(e, where, entry);
     read_entry_fixes(e, where, kb, entry);
     read_entry_rest(e, where, entry);
+    add_entry_fix_as_fallback(kb, entry);
     kb.errors.push_back(std::move(entry));
   }
 }

@@ -300,12 +300,6 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
       }
     }
   }
-  // The entry's own fix is its "otherwise" when its conditional fixes have
-  // no fallback: listing only the conditional ones for an unknown machine
-  // would hide the fix that applies when none of them does.
-  if (listing && fallback_true.empty() && fallback_unknown.empty() && !e.fix.empty()) {
-    d.fixes.push_back({"otherwise", render(e.fix, c), false});
-  }
   if (d.fixes.empty()) d.fixes.push_back({"", render(e.fix, c), true});
   if (listing) {
     d.fix = e.possibilities ? "Several causes print this; the most likely first:"

@@ -52,8 +52,9 @@ has compare_self "Regression: no" "$OUT"
 has compare_self "0 slower, 0 newly failing" "$OUT"
 
 # ---- compare with a copy where one check got slower beyond its noise: the
-# row with the lowest threshold that is not above its peak (its own spread and the between-process
-# floor of its class, docs/noise-floors.md), made 2 * (1 + threshold) slower
+# row with the lowest threshold (its own spread and the between-process floor
+# of its class, docs/noise-floors.md) that is not above its peak, made
+# 2 * (1 + threshold) slower
 "$BIN" compare "$A" "$A" --json >"$SCRATCH/self.json" 2>/dev/null
 KEY=$(python3 - "$A" "$B" "$SCRATCH/self.json" <<'EOF'
 import json, sys

@@ -26,12 +26,12 @@ TEST(KbHeldOut, Set9) {
                "numba-9906",   "pytorch3d-25",      "facerec-358",      "edgetpu-11",     "mlcllm-40",
                "mlcllm-1551",  "mlcllm-68",         "insightface-2295", "isaacsim-794",   "tfjs-4310",
                "tfjs-1589",    "scn-164",           "centerpoint-347",  "trelliswin-5"},
-      {"mamba-467",    "switchtoolbox-657", "whispercpp-878", "whispernet-211", "jade-82",
-       "krita-695",    "krita-359",         "krita-399",      "video2x-718",    "upscayl-581",
-       "gromacspy-22", "autogptq-115",      "autogptq-249",   "tf-44597",       "tfserving-1316",
-       "numba-5868",   "pytorch3d-25",      "edgetpu-11",     "mlcllm-40",      "mlcllm-1551",
-       "insightface-2295",  "isaacsim-794",   "scn-164",        "centerpoint-347",
-       "trelliswin-5", "easydiff-1522"},
+      {"mamba-467",        "switchtoolbox-657", "whispercpp-878", "whispernet-211",  "jade-82",
+       "krita-695",        "krita-359",         "krita-399",      "video2x-718",     "upscayl-581",
+       "gromacspy-22",     "autogptq-115",      "autogptq-249",   "tf-44597",        "tfserving-1316",
+       "numba-5868",       "pytorch3d-25",      "edgetpu-11",     "mlcllm-40",       "mlcllm-1551",
+       "insightface-2295", "isaacsim-794",      "scn-164",        "centerpoint-347", "trelliswin-5",
+       "easydiff-1522"},
       55);
 }
 
