@@ -23,7 +23,7 @@ TEST(KbHeldOut, Set5) {
                      {"pytorch-49325", "pytorch-631", "a1111-15874", "miopen-312", "miopen-689",
                       "migraphx-3483", "ollama-8765", "lightning-3355", "pytorch-117465"},
                      {"pytorch-49325", "pytorch-631", "pytorch-9263", "a1111-15874", "migraphx-3483",
-                      "ollama-8765", "lightning-3355", "ipex-392", "ipexllm-10778", "pytorch-117465"},
+                      "ollama-8765", "lightning-3355", "pytorch-117465"},
                      80);
 }
 
