@@ -41,9 +41,10 @@ TEST(KbAmbiguity, PossibilitiesComeWithHowToTellThemApart) {
   EXPECT_TRUE(contains_ci(diagnosis_to_json(*d).dump(), "\"check\"")) << "JSON carries the check";
 }
 
-TEST(KbAmbiguity, EvidenceInTheLogRanksItsPossibilityFirst) {
+TEST(KbAmbiguity, ACpuOnlyWheelInTheLogIsTheAnswer) {
   // is_available() is False: with nothing known every cause is possible; a
-  // CPU-only wheel named in the same log makes that one lead the list.
+  // CPU-only wheel named in the same log explains it whatever the GPU's
+  // vendor, so that one answer is given (with the build for each vendor).
   const auto plain = repo_kb().explain("torch.cuda.is_available() returns False\n", MachineContext{});
   const Diagnosis* a = find_id(plain, "cuda_not_available");
   ASSERT_NE(a, nullptr);
@@ -55,10 +56,19 @@ TEST(KbAmbiguity, EvidenceInTheLogRanksItsPossibilityFirst) {
       "torch                     2.4.0+cpu\ntorch.cuda.is_available() returns False\n", MachineContext{});
   const Diagnosis* b = find_id(cpu, "cuda_not_available");
   ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->context_needed);  // still a list: the GPU's vendor is not known
-  ASSERT_FALSE(b->fixes.empty());
-  EXPECT_TRUE(contains_ci(b->fixes.front().when, "CPU-only build")) << b->fixes.front().when;
-  EXPECT_TRUE(contains_ci(b->fixes.front().check, "+cpu")) << b->fixes.front().check;
+  EXPECT_FALSE(b->context_needed);
+  EXPECT_TRUE(contains_ci(b->cause, "2.4.0+cpu")) << b->cause;
+  EXPECT_TRUE(contains_ci(b->fix, "whl/cu126")) << b->fix;
+  EXPECT_TRUE(contains_ci(b->fix, "whl/rocm")) << b->fix;
+
+  // With the vendor known, the vendor's own fix is the answer.
+  MachineContext nv;
+  nv.arch = "sm_86";
+  const auto known =
+      repo_kb().explain("torch                     2.4.0+cpu\ntorch.cuda.is_available() returns False\n", nv);
+  const Diagnosis* k = find_id(known, "cuda_not_available");
+  ASSERT_NE(k, nullptr);
+  EXPECT_FALSE(contains_ci(k->fix, "whl/rocm")) << k->fix;
 }
 
 TEST(KbAmbiguity, AKnownMachineGetsOneAnswer) {
