@@ -6,8 +6,9 @@
 // nothing (score-after-writers.txt). Its misses were mostly other wordings of
 // known families; after entries for them (written from other threads too) and
 // three relabels, 38/52, fix 8/25, and 39/52 after set 11's round
-// (score-after-tuning.txt; no longer a fresh figure). Kept as a regression test: every reading below must
-// stay as it is until the kb reads more; a newly read case is moved out of the lists by hand.
+// (score-after-tuning.txt; no longer a fresh figure). Kept as a regression
+// test: every reading below must stay as it is until the kb reads more; a
+// newly read case is moved out of the lists by hand.
 #include <gtest/gtest.h>
 
 #include "kb_heldout_util.hpp"
