@@ -126,6 +126,24 @@ std::string render_human(const ExplainResult& r, const std::string& source, cons
   if (r.diagnoses.empty()) {
     out += fmt::format("Nothing recognised in {}.\n", what);
     if (!machine.empty()) out += fmt::format("Machine: {}\n", machine);
+    if (!r.key_lines.empty()) {
+      out += "The lines that read most like the error:\n";
+      for (const auto& k : r.key_lines) {
+        const std::string prefix = fmt::format("    line {}: ", k.number);
+        out += prefix + shorten(k.text, width > prefix.size() + 10 ? width - prefix.size() : 40) + "\n";
+      }
+    }
+    if (!r.near_matches.empty()) {
+      out += "Known problems with similar wording (a lead to check, not a recognised cause):\n";
+      for (const auto& m : r.near_matches) {
+        out += fmt::format("    {} ({}; {:.0f}% similar to line {})\n", m.title, m.id, 100 * m.similarity,
+                           m.line_number);
+        out += "      known message: " + shorten(m.example, width > 24 ? width - 21 : 40) + "\n";
+      }
+      out +=
+          "    Compare the known message with your log before acting on it; the entry's cause and fix are in "
+          "kb/errors/.\n";
+    }
     out +=
         "The knowledge base (kb/errors/) has no signature for these lines; paste the full traceback,\n"
         "including the lines before the final error, or run `accel-doctor` on the machine itself.\n";
@@ -176,6 +194,17 @@ json render_json(const ExplainResult& r, const std::string& source, const Machin
                  const std::string& machine_source) {
   json diagnoses = json::array();
   for (const auto& d : r.diagnoses) diagnoses.push_back(diagnosis_to_json(d));
+  json key_lines = json::array();
+  for (const auto& k : r.key_lines)
+    key_lines.push_back({{"line", k.number}, {"text", k.text}, {"weight", k.weight}});
+  json near = json::array();
+  for (const auto& m : r.near_matches) {
+    near.push_back({{"id", m.id},
+                    {"title", m.title},
+                    {"similarity", m.similarity},
+                    {"line", m.line_number},
+                    {"known_message", m.example}});
+  }
   const ToolInfo tool = tool_info();
   return json{{"schema_version", 1},
               {"tool", {{"version", tool.version}, {"commit", tool.commit}}},
@@ -195,7 +224,9 @@ json render_json(const ExplainResult& r, const std::string& source, const Machin
                   {"versions", ctx.versions}}},
                 {"facts", machine_facts_to_json(r.facts)}}},
               {"recognised", !r.diagnoses.empty()},
-              {"diagnoses", diagnoses}};
+              {"diagnoses", diagnoses},
+              {"key_lines", key_lines},
+              {"near_matches", near}};
 }
 
 }  // namespace

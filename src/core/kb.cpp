@@ -56,6 +56,7 @@ KnowledgeBase KnowledgeBase::load(const std::string& dir) {
     }
   }
   build_sets(*kb.impl_);
+  build_example_index(*kb.impl_);
   return kb;
 }
 

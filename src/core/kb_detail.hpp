@@ -5,6 +5,7 @@
 //   kb_condition.cpp  the condition language of entries and fixes ("when": {...})
 //   kb_template.cpp   the {placeholder} template engine of causes and fixes
 //   kb_match.cpp      matching lines (one RE2::Set pass) and streaming a log
+//   kb_near_match.cpp the kb entries a log's error lines resemble when nothing matched
 //   kb.cpp            KnowledgeBase's public API, kb lookups, JSON forms
 #pragma once
 
@@ -26,6 +27,7 @@
 #include "core/kb_directml.hpp"
 #include "core/kb_tool_output.hpp"
 #include "core/kb_wheels.hpp"
+#include "core/text_similarity.hpp"
 
 namespace accel {
 namespace kb_detail {
@@ -93,8 +95,8 @@ struct EnvEntry {
 
 // One pattern in a matching set and what it belongs to.
 struct SetItem {
-  enum Kind { kEntry, kUnless, kHint, kFact } kind;
-  std::size_t owner;
+  enum Kind { kEntry, kUnless, kHint, kFact, kKeyLine } kind;
+  std::size_t owner;  ///< index of the entry, hint or fact; the weight of a key line
   const RE2* re;
 };
 
@@ -119,6 +121,11 @@ struct KbData {
   std::vector<EnvEntry> env;
   std::map<std::string, std::unique_ptr<RE2>> cond_regex;  // regexes used in conditions
   PatternSet line_set, window_set;
+  std::vector<std::unique_ptr<RE2>> key_line_res;  // core/log_key_lines.hpp's patterns, in line_set
+  /// The examples of every non-evidence entry, for near matches of an
+  /// unrecognised log; a document's label is its entry's index.
+  SimilarityIndex example_index;
+  std::vector<std::pair<std::size_t, std::size_t>> example_docs;  // document -> (entry, example)
 
   const std::vector<Variant>& variants_of(const ErrorEntry& e, std::vector<Variant>& scratch) const {
     if (e.fix_set.empty()) return e.variants;
@@ -153,8 +160,17 @@ void load_wheels(const fs::path& path, KbData& kb);
 std::string driver_max_cuda(const KbData& kb, const MachineFacts& f);
 /// Compiles every line and window pattern into kb.line_set / kb.window_set.
 void build_sets(KbData& kb);
+/// Indexes the examples of the entries for near matches (kb.example_index).
+void build_example_index(KbData& kb);
 /// Adds the named groups `re` captures in `text` to `out`.
 void extract_captures(const RE2& re, std::string_view text, std::map<std::string, std::string>& out);
+
+// ---------------------------------------------------------------- kb_near_match.cpp
+
+/// Entries whose examples resemble one of `key_lines` (similarity at least
+/// kNearMatchMinSimilarity), best first, at most `limit`.
+std::vector<NearMatch> near_matches(const KbData& kb, const std::vector<KeyLine>& key_lines,
+                                    std::size_t limit = 3);
 
 // ---------------------------------------------------------------- kb_context.cpp
 

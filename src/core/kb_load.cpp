@@ -8,6 +8,7 @@
 
 #include "core/files.hpp"
 #include "core/kb_detail.hpp"
+#include "core/log_key_lines.hpp"
 #include "core/strings.hpp"
 
 namespace accel {
@@ -528,6 +529,12 @@ void build_sets(KbData& kb) {
   }
   for (std::size_t i = 0; i < kb.facts.size(); ++i)
     add_to_set(kb.line_set, SetItem::kFact, i, *kb.facts[i].re);
+  kb.key_line_res.clear();
+  for (const auto& [pattern, weight] : key_line_patterns()) {
+    kb.key_line_res.push_back(std::make_unique<RE2>(pattern, RE2::Quiet));
+    if (!kb.key_line_res.back()->ok()) throw KbError("key-line pattern: " + kb.key_line_res.back()->error());
+    add_to_set(kb.line_set, SetItem::kKeyLine, static_cast<std::size_t>(weight), *kb.key_line_res.back());
+  }
   if (!kb.line_set.items.empty() && !kb.line_set.set->Compile()) {
     throw KbError("the kb patterns do not fit in RE2's memory budget");
   }
@@ -536,6 +543,20 @@ void build_sets(KbData& kb) {
   } else if (!kb.window_set.set->Compile()) {
     throw KbError("the kb window patterns do not fit in RE2's memory budget");
   }
+}
+
+void build_example_index(KbData& kb) {
+  kb.example_index = SimilarityIndex{};
+  kb.example_docs.clear();
+  for (std::size_t i = 0; i < kb.errors.size(); ++i) {
+    const ErrorEntry& e = kb.errors[i];
+    if (e.evidence) continue;  // version lines, not messages
+    for (std::size_t k = 0; k < e.examples.size(); ++k) {
+      kb.example_index.add(i, e.examples[k]);
+      kb.example_docs.emplace_back(i, k);
+    }
+  }
+  kb.example_index.finish();
 }
 
 /// Named captures of `re` in `text`; existing keys are kept (first value wins).

@@ -86,6 +86,7 @@ class Scanner {
   const std::vector<bool>& hints() const { return hints_; }
   const std::map<std::string, std::string>& log_facts() const { return log_facts_; }
   std::vector<ToolGpu> tool_gpus() const { return tools_.gpus(); }
+  std::vector<KeyLine> key_lines() const { return key_lines_.lines(); }
 
  private:
   void record(EntryState& st, std::string_view text, std::size_t number) {
@@ -124,6 +125,9 @@ class Scanner {
         break;
       case SetItem::kHint:
         hints_[item.owner] = true;
+        break;
+      case SetItem::kKeyLine:
+        if (split == kWhole) key_lines_.offer(text, number, static_cast<int>(item.owner));
         break;
       case SetItem::kFact: {
         const FactPattern& fp = kb_.facts[item.owner];
@@ -190,6 +194,7 @@ class Scanner {
   std::vector<bool> hints_;
   std::map<std::string, std::string> log_facts_;
   ToolOutputReader tools_;
+  KeyLineKeeper key_lines_;
   std::vector<int> hits_, line_hits_, prev_hits_;
   std::string prev_, window_, joined_;
   std::size_t prev_number_ = 0;
@@ -462,6 +467,8 @@ ExplainResult KnowledgeBase::explain_stream(std::istream& in, const MachineConte
   if (!line.empty() || skipping) flush();
   result.lines = number;
   result.diagnoses = finish(*impl_, sc, ctx, &result.facts);
+  result.key_lines = sc.key_lines();
+  if (result.diagnoses.empty()) result.near_matches = kb_detail::near_matches(*impl_, result.key_lines);
   return result;
 }
 

@@ -86,6 +86,19 @@ python3 -c 'import random; random.seed(7); print("\n".join("".join(random.choice
 run garbage_text 3 explain "$SCRATCH/garbage.txt"
 printf 'epoch 1 loss 0.3\nCUDA available: True\n>>> torch.cuda.is_available()\nTrue\n' >"$SCRATCH/healthy.log"
 run healthy 3 explain "$SCRATCH/healthy.log"
+# an unknown error: still exit 3, with the line that reads most like the error
+printf 'loading\nTraceback (most recent call last):\n  File "app.py", line 3, in <module>\nzorblax.FrobnicationError: the frobnicator refused to start\n' >"$SCRATCH/unknown.log"
+run unknown_error 3 explain "$SCRATCH/unknown.log"
+has unknown_error "read most like the error"
+has unknown_error "line 4: zorblax.FrobnicationError"
+run unknown_error_json 3 explain "$SCRATCH/unknown.log" --json
+if python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["recognised"] is False and d["diagnoses"] == [], d
+assert d["key_lines"][-1]["line"] == 4 and d["key_lines"][-1]["weight"] == 3, d["key_lines"]
+assert d["near_matches"] == [], d["near_matches"]
+' "$OUT"; then pass "json names the key line of an unknown error"; else fail "json key lines: $OUT"; fi
 
 # ---- usage errors: exit 2
 : >"$SCRATCH/empty.log"

@@ -45,6 +45,25 @@ TEST(KbLogFacts, AGpuNameInProseGivesItsArchitecture) {
   EXPECT_EQ(facts_of("AMD Radeon 860M Graphics\n").gfx, "gfx1152");
 }
 
+TEST(KbLogFacts, ARequiredComputeCapabilityIsNotTheMachines) {
+  // Messages that state a requirement name a capability the GPU lacks (SageAttention, FP8 models).
+  EXPECT_EQ(
+      facts_of("Error: SM89 kernel is not available. Make sure you GPUs with compute capability 8.9.\n").sm,
+      "");
+  EXPECT_EQ(facts_of("ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher\n").sm, "");
+  EXPECT_EQ(facts_of("Sorry, need at least compute capability 7.0+!\n").sm, "");
+  // The GPU's own capability, as tools and frameworks print it.
+  EXPECT_EQ(facts_of("  Device 0: A100-SXM4-40GB, compute capability 8.0\n").sm, "sm_80");
+  EXPECT_EQ(facts_of("Your Tesla T4 GPU has compute capability 7.5.\n").sm, "sm_75");
+  EXPECT_EQ(
+      facts_of("(device: 0, name: GeForce GTX 1070, pci bus id: 0000:01:00.0, compute capability: 6.1)\n").sm,
+      "sm_61");
+  EXPECT_EQ(facts_of("TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
+                     "12.0.\n")
+                .sm,
+            "sm_120");
+}
+
 TEST(KbLogFacts, TheOsComesFromPathsAndWords) {
   EXPECT_EQ(facts_of("File \"C:\\Users\\me\\venv\\lib\\site-packages\\torch\\__init__.py\", line 1\n").os,
             "windows");

@@ -1,0 +1,61 @@
+// Error-like lines of a log; see core/log_key_lines.hpp.
+#include "core/log_key_lines.hpp"
+
+#include <algorithm>
+
+namespace accel {
+
+const std::vector<std::pair<std::string, int>>& key_line_patterns() {
+  static const std::vector<std::pair<std::string, int>> patterns{
+      // An exception line: a (dotted) class name ending in Error/Exception, then ':' or the end.
+      {R"(^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b(?::|\s*$))", 3},
+      {R"((?i)\b(?:fatal|panic|panicked|segmentation fault|core dumped|aborted|abort\(\)))", 3},
+      {R"(\bterminate called\b)", 3},
+      {R"((?i)\b(?:error|errors|failed|failure|err)\b)", 2},
+      {R"((?i)\b(?:cannot|can't|unable to|could not|couldn't|not found|not supported|not available|)"
+       R"(invalid|denied|warning)\b)",
+       1},
+  };
+  return patterns;
+}
+
+void KeyLineKeeper::offer(std::string_view text, std::size_t number, int weight) {
+  if (capacity_ == 0) return;
+  constexpr std::size_t kMaxText = 400;
+  std::string shown(text.substr(0, kMaxText));
+  if (text.size() > kMaxText) shown += " [...]";
+  for (auto& k : kept_) {
+    if (k.number == number) {  // another pattern on the same line
+      k.weight = std::max(k.weight, weight);
+      return;
+    }
+  }
+  // A repeated line keeps its latest occurrence.
+  for (auto& k : kept_) {
+    if (k.text == shown) {
+      if (weight >= k.weight) {
+        k.number = number;
+        k.weight = weight;
+      }
+      return;
+    }
+  }
+  if (kept_.size() < capacity_) {
+    kept_.push_back({number, std::move(shown), weight});
+    return;
+  }
+  // Replace the weakest kept line (lowest weight, then earliest) if this one is at least as strong.
+  auto weakest = std::min_element(kept_.begin(), kept_.end(), [](const KeyLine& a, const KeyLine& b) {
+    if (a.weight != b.weight) return a.weight < b.weight;
+    return a.number < b.number;
+  });
+  if (weight >= weakest->weight) *weakest = {number, std::move(shown), weight};
+}
+
+std::vector<KeyLine> KeyLineKeeper::lines() const {
+  std::vector<KeyLine> out = kept_;
+  std::sort(out.begin(), out.end(), [](const KeyLine& a, const KeyLine& b) { return a.number < b.number; });
+  return out;
+}
+
+}  // namespace accel

@@ -1,0 +1,52 @@
+// The lines of a log that read most like its error, kept while streaming (a
+// bounded number, whatever the log's size). `explain` shows them when no kb
+// signature matched, as a maintainer would first point at the final exception
+// line, a "fatal"/"panic" line or a line saying what failed.
+//
+// How error-like a line is (its weight) comes from the patterns below, which
+// the matcher runs inside its one RE2::Set pass (no extra pass over the log):
+//   3: an exception line ("RuntimeError: ...", "torch.OutOfMemoryError: ...",
+//      "java.lang.IllegalStateException"), fatal / panic / abort / segmentation
+//      fault / core dumped, "terminate called";
+//   2: error / failed / failure / err= / level=ERROR;
+//   1: cannot / unable to / could not / not found / not supported / invalid /
+//      denied / warning.
+// Among lines of one weight the later ones are kept: in a Python traceback,
+// and in most logs that stop at a failure, the last error line is the error.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace accel {
+
+/// One error-like line of a log.
+struct KeyLine {
+  std::size_t number = 0;  ///< 1-based line number
+  std::string text;        ///< capped at 400 bytes
+  int weight = 0;          ///< 1..3, see above
+};
+
+/// The key-line patterns and their weights, for the matcher's RE2::Set.
+const std::vector<std::pair<std::string, int>>& key_line_patterns();
+
+/// Keeps the `capacity` most error-like lines offered (highest weight, then
+/// latest), without repeats of one text.
+class KeyLineKeeper {
+ public:
+  explicit KeyLineKeeper(std::size_t capacity = 4) : capacity_(capacity) {}
+  /// A line matched a key-line pattern of `weight`; a line offered several
+  /// times (several patterns) keeps its highest weight.
+  void offer(std::string_view text, std::size_t number, int weight);
+  /// The kept lines in log order.
+  std::vector<KeyLine> lines() const;
+
+ private:
+  std::size_t capacity_;
+  std::vector<KeyLine> kept_;
+};
+
+}  // namespace accel

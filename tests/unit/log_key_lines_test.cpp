@@ -1,0 +1,103 @@
+// The error-like lines `explain` shows when nothing was recognised
+// (core/log_key_lines.hpp), and the near matches offered with them: kept
+// while streaming, never counted as a recognised cause.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/log_key_lines.hpp"
+#include "kb_test_util.hpp"
+
+namespace accel {
+namespace {
+
+using testing::KbTempDir;
+using testing::repo_kb;
+
+TEST(KeyLineKeeper, KeepsTheStrongestAndLatestInLogOrder) {
+  KeyLineKeeper keep(2);
+  keep.offer("warning: something", 1, 1);
+  keep.offer("ERROR first", 2, 2);
+  keep.offer("ERROR second", 3, 2);
+  keep.offer("warning: later", 4, 1);  // weaker than both kept lines
+  auto lines = keep.lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].number, 2u);
+  EXPECT_EQ(lines[1].number, 3u);
+  keep.offer("RuntimeError: boom", 5, 3);
+  lines = keep.lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].text, "ERROR second") << "the earlier of equal weight gives way";
+  EXPECT_EQ(lines[1].text, "RuntimeError: boom");
+}
+
+TEST(KeyLineKeeper, ALineMatchedTwiceOrRepeatedIsKeptOnce) {
+  KeyLineKeeper keep(4);
+  keep.offer("Error: failed", 1, 2);
+  keep.offer("Error: failed", 1, 3);  // a second pattern on the same line
+  keep.offer("Error: failed", 7, 2);  // the same text later in the log
+  const auto lines = keep.lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].weight, 3);
+  EXPECT_EQ(lines[0].number, 1u) << "a weaker repeat does not move it";
+}
+
+TEST(KeyLines, AnUnrecognisedTracebackPointsAtItsExceptionLine) {
+  std::istringstream in(
+      "loading model weights\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/x/app.py\", line 3, in <module>\n"
+      "    main()\n"
+      "zorblax.FrobnicationError: the frobnicator refused to start\n");
+  const auto r = repo_kb().explain_stream(in, MachineContext{});
+  ASSERT_TRUE(r.diagnoses.empty());
+  ASSERT_FALSE(r.key_lines.empty());
+  EXPECT_EQ(r.key_lines.back().number, 5u);
+  EXPECT_EQ(r.key_lines.back().weight, 3);
+  EXPECT_TRUE(r.near_matches.empty()) << "nothing in the kb reads like a frobnicator";
+}
+
+TEST(KeyLines, ARecognisedLogHasNoNearMatches) {
+  std::istringstream in(
+      "RuntimeError: CUDA error: no kernel image is available for execution on the device\n");
+  const auto r = repo_kb().explain_stream(in, MachineContext{});
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.key_lines.size(), 1u);
+  EXPECT_TRUE(r.near_matches.empty());
+}
+
+constexpr const char* kNearKb = R"J({"errors": [
+  {"id": "frob_overheated", "title": "The frobnicator overheated", "cause": "c", "fix": "f",
+   "patterns": ["^frobnicator overheated on device \\d+$"],
+   "examples": ["frobnicator overheated on device 0"]},
+  {"id": "widget_missing", "title": "A widget is missing", "cause": "c", "fix": "f",
+   "patterns": ["widget library libwidget\\.so not found"],
+   "examples": ["widget library libwidget.so not found"]}]})J";
+
+TEST_F(KbTempDir, AnotherWordingOfAKnownMessageIsANearMatchNotACause) {
+  write("errors.json", kNearKb);
+  const auto kb = KnowledgeBase::load(dir_.string());
+  std::istringstream in("step 1\nFATAL: frobnicator overheated on device 3 (retrying)\n");
+  const auto r = kb.explain_stream(in, MachineContext{});
+  EXPECT_TRUE(r.diagnoses.empty()) << "the pattern is anchored: this wording is not recognised";
+  ASSERT_EQ(r.near_matches.size(), 1u);
+  EXPECT_EQ(r.near_matches[0].id, "frob_overheated");
+  EXPECT_EQ(r.near_matches[0].title, "The frobnicator overheated");
+  EXPECT_EQ(r.near_matches[0].line_number, 2u);
+  EXPECT_EQ(r.near_matches[0].example, "frobnicator overheated on device 0");
+  EXPECT_GE(r.near_matches[0].similarity, kNearMatchMinSimilarity);
+  EXPECT_LE(r.near_matches[0].similarity, 1.0);
+}
+
+TEST_F(KbTempDir, AFarWordingIsNoNearMatch) {
+  write("errors.json", kNearKb);
+  const auto kb = KnowledgeBase::load(dir_.string());
+  std::istringstream in("ERROR: the device overheated while loading a widget\n");
+  const auto r = kb.explain_stream(in, MachineContext{});
+  EXPECT_TRUE(r.diagnoses.empty());
+  EXPECT_EQ(r.key_lines.size(), 1u);
+  EXPECT_TRUE(r.near_matches.empty());
+}
+
+}  // namespace
+}  // namespace accel
