@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -136,8 +137,11 @@ std::string render_human(const ExplainResult& r, const std::string& source, cons
     if (!r.near_matches.empty()) {
       out += "Known problems with similar wording (a lead to check, not a recognised cause):\n";
       for (const auto& m : r.near_matches) {
-        out += fmt::format("    {} ({}; {:.0f}% similar to line {})\n", m.title, m.id, 100 * m.similarity,
-                           m.line_number);
+        // Rounded down and below 100 unless the words are the same: 99.6 % is not "100 % similar".
+        const double percent =
+            m.similarity >= 1.0 - 1e-9 ? 100.0 : std::min(99.0, std::floor(100 * m.similarity));
+        out +=
+            fmt::format("    {} ({}; {:.0f}% similar to line {})\n", m.title, m.id, percent, m.line_number);
         out += "      known message: " + shorten(m.example, width > 24 ? width - 21 : 40) + "\n";
       }
       out +=
@@ -296,15 +300,17 @@ int cmd_explain(App& app, const ExplainArgs& args) {
 
   if (args.json) {
     // Asked for explicitly: printed even with --quiet.
-    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) +
+    std::cout << app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source)
+                               .dump(2, ' ', false, json::error_handler_t::replace) +
                            "\n")
               << std::flush;
   } else {
     app.out(render_human(result, source, kb, app.style_stdout()));
   }
   if (!app.options().json_path.empty()) {  // the global --json FILE also saves the JSON form
-    const std::string text =
-        app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source).dump(2) + "\n");
+    const std::string text = app.scrub(render_json(result, use_stdin ? "-" : args.file, ctx, machine_source)
+                                           .dump(2, ' ', false, json::error_handler_t::replace) +
+                                       "\n");
     if (app.options().json_path == "-") {
       if (!args.json) std::cout << text;
     } else {

@@ -518,6 +518,7 @@ void build_sets(KbData& kb) {
   opt.set_max_mem(int64_t{256} << 20);  // the DFA state cache; matching falls back per pattern if exceeded
   kb.line_set.set = std::make_unique<RE2::Set>(opt, RE2::UNANCHORED);
   kb.window_set.set = std::make_unique<RE2::Set>(opt, RE2::UNANCHORED);
+  kb.key_set.set = std::make_unique<RE2::Set>(opt, RE2::UNANCHORED);
   for (std::size_t i = 0; i < kb.errors.size(); ++i) {
     for (const auto& re : kb.errors[i].patterns) add_to_set(kb.line_set, SetItem::kEntry, i, *re);
     for (const auto& re : kb.errors[i].unless) add_to_set(kb.line_set, SetItem::kUnless, i, *re);
@@ -533,8 +534,9 @@ void build_sets(KbData& kb) {
   for (const auto& [pattern, weight] : key_line_patterns()) {
     kb.key_line_res.push_back(std::make_unique<RE2>(pattern, RE2::Quiet));
     if (!kb.key_line_res.back()->ok()) throw KbError("key-line pattern: " + kb.key_line_res.back()->error());
-    add_to_set(kb.line_set, SetItem::kKeyLine, static_cast<std::size_t>(weight), *kb.key_line_res.back());
+    add_to_set(kb.key_set, SetItem::kKeyLine, static_cast<std::size_t>(weight), *kb.key_line_res.back());
   }
+  if (!kb.key_set.set->Compile()) throw KbError("the key-line patterns do not fit in RE2's memory budget");
   if (!kb.line_set.items.empty() && !kb.line_set.set->Compile()) {
     throw KbError("the kb patterns do not fit in RE2's memory budget");
   }
@@ -547,13 +549,24 @@ void build_sets(KbData& kb) {
 
 void build_example_index(KbData& kb) {
   kb.example_index = SimilarityIndex{};
-  kb.example_docs.clear();
+  kb.example_lines.clear();
   for (std::size_t i = 0; i < kb.errors.size(); ++i) {
     const ErrorEntry& e = kb.errors[i];
     if (e.evidence) continue;  // version lines, not messages
-    for (std::size_t k = 0; k < e.examples.size(); ++k) {
-      kb.example_index.add(i, e.examples[k]);
-      kb.example_docs.emplace_back(i, k);
+    for (const auto& example : e.examples) {
+      // Line by line: a log's key line is one line, and a lead shows the line it resembles.
+      std::size_t start = 0;
+      while (start <= example.size()) {
+        const auto nl = example.find('\n', start);
+        const std::string line = trim(std::string_view(example).substr(
+            start, nl == std::string::npos ? std::string::npos : nl - start));
+        if (!similarity_words(line).empty()) {
+          kb.example_index.add(i, line);
+          kb.example_lines.emplace_back(line);
+        }
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+      }
     }
   }
   kb.example_index.finish();

@@ -45,7 +45,9 @@ void strip_ansi(std::string& s) {
 
 std::string cap_display(std::string_view line, std::size_t max = 400) {
   if (line.size() <= max) return std::string(line);
-  return std::string(line.substr(0, max)) + " [...]";
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return std::string(line.substr(0, cut)) + " [...]";
 }
 
 struct EntryState {
@@ -68,6 +70,8 @@ class Scanner {
     hits_of(kb_.line_set, line, line_hits_);
     for (const int idx : line_hits_)
       handle(kb_.line_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
+    hits_of(kb_.key_set, line, hits_);
+    for (const int idx : hits_) handle(kb_.key_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
       window_.append(prev_).push_back('\n');

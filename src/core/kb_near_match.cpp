@@ -13,14 +13,14 @@ std::vector<NearMatch> near_matches(const KbData& kb, const std::vector<KeyLine>
   std::map<std::size_t, NearMatch> best;  // per entry
   for (const KeyLine& line : key_lines) {
     for (const auto& hit : kb.example_index.nearest(line.text, kNearMatchMinSimilarity, limit)) {
-      const auto [entry, example] = kb.example_docs.at(hit.document);
+      const std::size_t entry = hit.label;
       NearMatch& m = best[entry];
       if (hit.similarity <= m.similarity) continue;
       const ErrorEntry& e = kb.errors[entry];
       const MachineFacts none;
       const std::map<std::string, std::string> no_captures;
       const EvalContext c{kb, none, no_captures};
-      m = NearMatch{e.id, render(e.title, c), hit.similarity, line.number, e.examples[example]};
+      m = NearMatch{e.id, render(e.title, c), hit.similarity, line.number, kb.example_lines.at(hit.document)};
     }
   }
   std::vector<NearMatch> out;

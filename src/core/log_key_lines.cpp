@@ -7,10 +7,15 @@ namespace accel {
 
 const std::vector<std::pair<std::string, int>>& key_line_patterns() {
   static const std::vector<std::pair<std::string, int>> patterns{
-      // An exception line: a (dotted) class name ending in Error/Exception, then ':' or the end.
-      {R"(^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b(?::|\s*$))", 3},
-      {R"((?i)\b(?:fatal|panic|panicked|segmentation fault|core dumped|aborted|abort\(\)))", 3},
-      {R"(\bterminate called\b)", 3},
+      // An exception line: a (dotted) class name ending in Error/Exception, then ':' or the end,
+      // at the start of the line or after a prefix ("[rank0]: ", pytest's "E   ", Java's
+      // 'Exception in thread "main" java.lang.X').
+      {R"((?:^|[\s:\]"])(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception)\b(?::|\s*$))", 3},
+      {R"(\bException in thread\b)", 3},
+      {R"((?i)\b(?:fatal|panic|panicked|segmentation fault|segfault|core dumped|aborted|abort\(\)|)"
+       R"(illegal instruction)\b)",
+       3},
+      {R"(\b(?:SIGSEGV|SIGABRT|SIGILL|SIGBUS)\b|\bterminate called\b)", 3},
       {R"((?i)\b(?:error|errors|failed|failure|err)\b)", 2},
       {R"((?i)\b(?:cannot|can't|unable to|could not|couldn't|not found|not supported|not available|)"
        R"(invalid|denied|warning)\b)",
@@ -19,17 +24,28 @@ const std::vector<std::pair<std::string, int>>& key_line_patterns() {
   return patterns;
 }
 
+namespace {
+
+/// `text` cut to at most `max` bytes at a UTF-8 character boundary, marked when cut.
+std::string capped(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return std::string(text);
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return std::string(text.substr(0, cut)) + " [...]";
+}
+
+}  // namespace
+
 void KeyLineKeeper::offer(std::string_view text, std::size_t number, int weight) {
   if (capacity_ == 0) return;
-  constexpr std::size_t kMaxText = 400;
-  std::string shown(text.substr(0, kMaxText));
-  if (text.size() > kMaxText) shown += " [...]";
   for (auto& k : kept_) {
     if (k.number == number) {  // another pattern on the same line
       k.weight = std::max(k.weight, weight);
       return;
     }
   }
+  constexpr std::size_t kMaxText = 400;
+  std::string shown = capped(text, kMaxText);
   // A repeated line keeps its latest occurrence.
   for (auto& k : kept_) {
     if (k.text == shown) {

@@ -1,18 +1,23 @@
 // The lines of a log that read most like its error, kept while streaming (a
-// bounded number, whatever the log's size). `explain` shows them when no kb
-// signature matched, as a maintainer would first point at the final exception
-// line, a "fatal"/"panic" line or a line saying what failed.
+// bounded number, whatever the log's size). `explain` prints them when no kb
+// signature matched (its JSON always has them), as a maintainer would first
+// point at the final exception line, a "fatal"/"panic" line or a line saying
+// what failed.
 //
 // How error-like a line is (its weight) comes from the patterns below, which
-// the matcher runs inside its one RE2::Set pass (no extra pass over the log):
-//   3: an exception line ("RuntimeError: ...", "torch.OutOfMemoryError: ...",
-//      "java.lang.IllegalStateException"), fatal / panic / abort / segmentation
-//      fault / core dumped, "terminate called";
+// the matcher runs as a small RE2::Set of their own on each line (inside the
+// kb's big set they slowed logs dense in error words):
+//   3: an exception line ("RuntimeError: ...", "[rank0]: torch.OutOfMemoryError: ...",
+//      pytest's "E   ValueError: ...", "Exception: ...", 'Exception in thread
+//      "main" ...'), fatal / panic / aborted / abort() / segmentation fault /
+//      segfault / core dumped / illegal instruction, SIGSEGV / SIGABRT /
+//      SIGILL / SIGBUS, "terminate called";
 //   2: error / failed / failure / err= / level=ERROR;
 //   1: cannot / unable to / could not / not found / not supported / invalid /
 //      denied / warning.
 // Among lines of one weight the later ones are kept: in a Python traceback,
 // and in most logs that stop at a failure, the last error line is the error.
+// Known blind spot: a count of zero ("0 errors", "failed: 0") still weighs 2.
 #pragma once
 
 #include <cstddef>

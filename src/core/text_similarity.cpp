@@ -123,13 +123,26 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::nearest(std::string_view text
   if (!finished_ || docs_.empty() || limit == 0) return out;
   // Query vector: the same weights, with the documents' IDF (unknown words dropped).
   std::map<std::size_t, int> tf;
-  for (const auto& w : similarity_words(text)) {
+  std::map<std::string, int> unknown_tf;  // words no document has
+  for (auto& w : similarity_words(text)) {
     const auto it = word_ids_.find(w);
-    if (it != word_ids_.end()) ++tf[it->second];
+    if (it != word_ids_.end()) {
+      ++tf[it->second];
+    } else {
+      ++unknown_tf[std::move(w)];
+    }
   }
   if (tf.empty()) return out;
   std::vector<std::pair<std::size_t, double>> q;
   double norm = 0;
+  // A word no document has still makes the query longer (with the IDF of a
+  // word of document frequency 0), so a line whose distinguishing word is
+  // unknown ("No module named 'llama_cpp'") is not scored on its shared words alone.
+  const double unknown_idf = std::log(static_cast<double>(docs_.size()) + 1) + 1;
+  for (const auto& [w, n] : unknown_tf) {
+    const double weight = (1.0 + std::log(static_cast<double>(n))) * unknown_idf;
+    norm += weight * weight;
+  }
   for (const auto& [id, n] : tf) {
     const double w = (1.0 + std::log(static_cast<double>(n))) * idf_[id];
     q.emplace_back(id, w);

@@ -27,7 +27,10 @@ std::vector<std::string> similarity_words(std::string_view text);
 /// share a label) searched by cosine similarity of TF-IDF vectors.
 /// Weights: term frequency 1 + ln(tf); inverse document frequency
 /// ln((N + 1) / (df + 1)) + 1 over the N documents (smoothed, as scikit-learn's
-/// TfidfVectorizer). Vectors are L2-normalised, so a similarity is in [0, 1].
+/// TfidfVectorizer). Vectors are L2-normalised, so a similarity is in [0, 1];
+/// a query's words that no document has count in its length with the IDF of
+/// document frequency 0 (they lower every similarity, as a word the closest
+/// document lacks should).
 class SimilarityIndex {
  public:
   /// Adds a document with its label (an index the caller owns). Call before finish().

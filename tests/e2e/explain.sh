@@ -99,6 +99,10 @@ assert d["recognised"] is False and d["diagnoses"] == [], d
 assert d["key_lines"][-1]["line"] == 4 and d["key_lines"][-1]["weight"] == 3, d["key_lines"]
 assert d["near_matches"] == [], d["near_matches"]
 ' "$OUT"; then pass "json names the key line of an unknown error"; else fail "json key lines: $OUT"; fi
+# GBK bytes (a Chinese Windows console), not UTF-8: the JSON still comes out (exit 3, not 4)
+printf 'OSError: \xd5\xd2\xb2\xbb\xb5\xbd\xd6\xb8\xb6\xa8\xb5\xc4\xc4\xa3\xbf\xe9\xa1\xa3 frobnicator\n' >"$SCRATCH/gbk.log"
+run gbk_json 3 explain "$SCRATCH/gbk.log" --json
+if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["key_lines"][0]["line"] == 1' "$OUT"; then pass "json of a non-UTF-8 log"; else fail "json of a non-UTF-8 log: $OUT"; fi
 
 # ---- usage errors: exit 2
 : >"$SCRATCH/empty.log"
