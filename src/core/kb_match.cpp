@@ -71,7 +71,8 @@ class Scanner {
     for (const int idx : line_hits_)
       handle(kb_.line_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
     hits_of(kb_.key_set, line, hits_);
-    for (const int idx : hits_) handle(kb_.key_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
+    for (const int idx : hits_)
+      handle(kb_.key_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
       window_.append(prev_).push_back('\n');
