@@ -19,6 +19,7 @@
 #include "cli/environment.hpp"
 #include "core/json.hpp"
 #include "core/machine_context.hpp"
+#include "core/strings.hpp"
 
 namespace accel::cli {
 
@@ -69,10 +70,7 @@ std::string wrap(const std::string& text, std::size_t width, const std::string& 
 
 std::string shorten(const std::string& s, std::size_t max) {
   if (s.size() <= max) return s;
-  std::size_t cut = max > 3 ? max - 3 : max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-    --cut;  // not inside a UTF-8 sequence
-  return s.substr(0, cut) + "...";
+  return std::string(utf8_prefix(s, max > 3 ? max - 3 : max)) + "...";
 }
 
 std::string paint(const std::string& text, const char* code, const ConsoleStyle& style) {

@@ -43,13 +43,6 @@ void strip_ansi(std::string& s) {
   s.swap(out);
 }
 
-std::string cap_display(std::string_view line, std::size_t max = 400) {
-  if (line.size() <= max) return std::string(line);
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-  return std::string(line.substr(0, cut)) + " [...]";
-}
-
 struct EntryState {
   std::size_t count = 0;         // matching lines (not pattern hits)
   std::size_t last_counted = 0;  // line number counted last
@@ -97,7 +90,7 @@ class Scanner {
   void record(EntryState& st, std::string_view text, std::size_t number) {
     if (!st.numbers.empty() && st.numbers.back() == number) return;
     if (st.lines.size() >= opt_.max_lines_per_cause) return;
-    std::string shown = cap_display(text);
+    std::string shown = cap_line(text, 400);
     if (std::find(st.lines.begin(), st.lines.end(), shown) != st.lines.end()) return;  // repeated line
     st.lines.push_back(std::move(shown));
     st.numbers.push_back(number);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/strings.hpp"
+
 namespace accel {
 
 const std::vector<std::pair<std::string, int>>& key_line_patterns() {
@@ -24,18 +26,6 @@ const std::vector<std::pair<std::string, int>>& key_line_patterns() {
   return patterns;
 }
 
-namespace {
-
-/// `text` cut to at most `max` bytes at a UTF-8 character boundary, marked when cut.
-std::string capped(std::string_view text, std::size_t max) {
-  if (text.size() <= max) return std::string(text);
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-  return std::string(text.substr(0, cut)) + " [...]";
-}
-
-}  // namespace
-
 void KeyLineKeeper::offer(std::string_view text, std::size_t number, int weight) {
   if (capacity_ == 0) return;
   for (auto& k : kept_) {
@@ -45,7 +35,7 @@ void KeyLineKeeper::offer(std::string_view text, std::size_t number, int weight)
     }
   }
   constexpr std::size_t kMaxText = 400;
-  std::string shown = capped(text, kMaxText);
+  std::string shown = cap_line(text, kMaxText);
   // A repeated line keeps its latest occurrence.
   for (auto& k : kept_) {
     if (k.text == shown) {

@@ -25,6 +25,18 @@ std::string_view rtrim(std::string_view s) {
 
 std::string trim(std::string_view s) { return std::string(rtrim(ltrim(s))); }
 
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  return s.substr(0, cut);
+}
+
+std::string cap_line(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  return std::string(utf8_prefix(s, max_bytes)) + " [...]";
+}
+
 namespace {
 
 char lower_char(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }

@@ -1,5 +1,5 @@
 // The few string helpers every part of the tool needs, written once.
-// ASCII only: they serve identifiers, names and log text, not prose.
+// ASCII only (but for the UTF-8-safe cut): they serve identifiers, names and log text, not prose.
 #pragma once
 
 #include <string>
@@ -17,6 +17,14 @@ std::string trim(std::string_view s);
 /// Views of `s` without its leading (ltrim) or trailing (rtrim) white space.
 std::string_view ltrim(std::string_view s);
 std::string_view rtrim(std::string_view s);
+
+/// The longest prefix of `s` of at most `max_bytes` bytes that does not end
+/// inside a UTF-8 character (bytes that are not UTF-8 are cut as they come).
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes);
+
+/// `s` itself when it has at most `max_bytes` bytes, else utf8_prefix(s,
+/// max_bytes) followed by " [...]": a log line shown capped.
+std::string cap_line(std::string_view s, std::size_t max_bytes);
 
 /// True when `haystack` contains `needle`, ignoring ASCII case (an empty
 /// needle is contained in everything). Allocates nothing: it serves

@@ -61,15 +61,10 @@ std::vector<std::string> similarity_words(std::string_view text) {
   return out;
 }
 
-SimilarityIndex::Vector SimilarityIndex::vectorise(const std::vector<std::string>& words, bool grow) {
+SimilarityIndex::Vector SimilarityIndex::vectorise(const std::vector<std::string>& words) {
   std::map<std::size_t, int> tf;
   for (const auto& w : words) {
-    auto it = word_ids_.find(w);
-    if (it == word_ids_.end()) {
-      if (!grow) continue;  // a word no document has carries no weight
-      it = word_ids_.emplace(w, word_ids_.size()).first;
-    }
-    ++tf[it->second];
+    ++tf[word_ids_.emplace(w, word_ids_.size()).first->second];
   }
   Vector v;
   v.reserve(tf.size());
@@ -88,7 +83,7 @@ void SimilarityIndex::finish() {
   finished_ = true;
   std::vector<Vector> raw;
   raw.reserve(pending_.size());
-  for (const auto& words : pending_) raw.push_back(vectorise(words, true));
+  for (const auto& words : pending_) raw.push_back(vectorise(words));
   pending_.clear();
   df_.assign(word_ids_.size(), 0);
   for (const auto& v : raw) {

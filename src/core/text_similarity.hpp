@@ -51,7 +51,8 @@ class SimilarityIndex {
 
  private:
   using Vector = std::vector<std::pair<std::size_t, double>>;  // (word id, weight), sorted by word id
-  Vector vectorise(const std::vector<std::string>& words, bool grow);
+  /// A document's term frequencies (1 + ln tf), adding its new words to the vocabulary.
+  Vector vectorise(const std::vector<std::string>& words);
 
   std::unordered_map<std::string, std::size_t> word_ids_;
   std::vector<double> idf_;

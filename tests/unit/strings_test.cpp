@@ -74,5 +74,14 @@ TEST(Files, ReadFileOfAMissingFileIsNulloptWithErrno) {
   EXPECT_EQ(errno, ENOENT);
 }
 
+TEST(Strings, Utf8PrefixAndCapLineNeverSplitACharacter) {
+  const std::string e_acute = "\xc3\xa9";
+  EXPECT_EQ(utf8_prefix("abc", 10), "abc");
+  EXPECT_EQ(utf8_prefix("ab" + e_acute, 3), "ab") << "the cut would fall inside the character";
+  EXPECT_EQ(utf8_prefix("ab" + e_acute, 4), "ab" + e_acute);
+  EXPECT_EQ(cap_line("abcdef", 6), "abcdef");
+  EXPECT_EQ(cap_line("ab" + e_acute + "cd", 3), "ab [...]");
+}
+
 }  // namespace
 }  // namespace accel
