@@ -64,8 +64,12 @@ class Scanner {
     for (const int idx : line_hits_)
       handle(kb_.line_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
     hits_of(kb_.key_set, line, hits_);
-    for (const int idx : hits_)
-      handle(kb_.key_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
+    if (!hits_.empty()) {
+      KeyLineWeight weight;
+      for (const int idx : hits_)
+        weight.add(static_cast<int>(kb_.key_set.items[static_cast<std::size_t>(idx)].owner));
+      if (weight.weight() > 0) key_lines_.offer(line, number, weight.weight());
+    }
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
       window_.append(prev_).push_back('\n');
@@ -124,8 +128,7 @@ class Scanner {
       case SetItem::kHint:
         hints_[item.owner] = true;
         break;
-      case SetItem::kKeyLine:
-        if (split == kWhole) key_lines_.offer(text, number, static_cast<int>(item.owner));
+      case SetItem::kKeyLine:  // weighed per line in feed()
         break;
       case SetItem::kFact: {
         const FactPattern& fp = kb_.facts[item.owner];

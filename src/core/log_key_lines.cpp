@@ -22,9 +22,21 @@ const std::vector<std::pair<std::string, int>>& key_line_patterns() {
       {R"((?i)\b(?:cannot|can't|unable to|could not|couldn't|not found|not supported|not available|)"
        R"(invalid|denied|warning)\b)",
        1},
+      // A count of zero ("0 errors", "failed: 0", "errors=0"): see KeyLineWeight.
+      {R"((?i)\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\s*[:=]\s*0\b)", kZeroCount},
   };
   return patterns;
 }
+
+void KeyLineWeight::add(int pattern_weight) {
+  if (pattern_weight == kZeroCount) {
+    zero_count_ = true;
+  } else {
+    max_ = std::max(max_, pattern_weight);
+  }
+}
+
+int KeyLineWeight::weight() const { return zero_count_ && max_ < 3 ? 0 : max_; }
 
 void KeyLineKeeper::offer(std::string_view text, std::size_t number, int weight) {
   if (capacity_ == 0) return;

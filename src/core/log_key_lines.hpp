@@ -17,7 +17,8 @@
 //      denied / warning.
 // Among lines of one weight the later ones are kept: in a Python traceback,
 // and in most logs that stop at a failure, the last error line is the error.
-// Known blind spot: a count of zero ("0 errors", "failed: 0") still weighs 2.
+// A count of zero ("0 errors", "failed: 0", "errors=0") is not an error: such a
+// line is kept only if it also weighs 3 (an exception line that mentions one).
 #pragma once
 
 #include <cstddef>
@@ -35,16 +36,33 @@ struct KeyLine {
   int weight = 0;          ///< 1..3, see above
 };
 
-/// The key-line patterns and their weights, for the matcher's RE2::Set.
+/// The weight of the pattern that finds a count of zero (not a weight a line gets).
+constexpr int kZeroCount = 0;
+
+/// The key-line patterns and their weights (1..3, or kZeroCount), for the
+/// matcher's RE2::Set.
 const std::vector<std::pair<std::string, int>>& key_line_patterns();
+
+/// The weight of one line from the weights of the key-line patterns it
+/// matched: the highest, or 0 (not error-like) when the line states a count
+/// of zero and nothing weighs 3.
+class KeyLineWeight {
+ public:
+  void add(int pattern_weight);
+  int weight() const;
+
+ private:
+  int max_ = 0;
+  bool zero_count_ = false;
+};
 
 /// Keeps the `capacity` most error-like lines offered (highest weight, then
 /// latest), without repeats of one text.
 class KeyLineKeeper {
  public:
   explicit KeyLineKeeper(std::size_t capacity = 4) : capacity_(capacity) {}
-  /// A line matched a key-line pattern of `weight`; a line offered several
-  /// times (several patterns) keeps its highest weight.
+  /// A line of `weight` (1..3; see KeyLineWeight); a line offered several
+  /// times keeps its highest weight.
   void offer(std::string_view text, std::size_t number, int weight);
   /// The kept lines in log order.
   std::vector<KeyLine> lines() const;

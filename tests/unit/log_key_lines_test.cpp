@@ -123,6 +123,20 @@ TEST(KeyLines, PrefixedExceptionsAndCrashesWeighMostAndHarmlessWordsDoNot) {
   EXPECT_EQ(weight_of("INFO vm.panic_on_oom=0 frobnication"), 0);
 }
 
+TEST(KeyLines, ACountOfZeroIsNotAnError) {
+  auto weight_of = [](const std::string& line) {
+    std::istringstream in(line + "\n");
+    const auto r = repo_kb().explain_stream(in, MachineContext{});
+    return r.key_lines.empty() ? 0 : r.key_lines.front().weight;
+  };
+  EXPECT_EQ(weight_of("frobnication finished with 0 errors, 2 warnings"), 0);
+  EXPECT_EQ(weight_of("frob tests: passed: 12, failed: 0"), 0);
+  EXPECT_EQ(weight_of("frob pool: errors=0 retries=1"), 0);
+  EXPECT_EQ(weight_of("frob: 10 errors in the frobnicator"), 2) << "a count other than zero is an error";
+  EXPECT_EQ(weight_of("frob: error 0x7f in the frobnicator"), 2) << "a hex code is not a count of zero";
+  EXPECT_EQ(weight_of("zorblax.FrobError: 0 errors expected, got 3"), 3) << "an exception line stays";
+}
+
 TEST(KeyLineKeeper, ALongLineIsCutAtACharacterBoundary) {
   KeyLineKeeper keep(1);
   const std::string line = std::string(399, 'a') + "\xc3\xa9" + "tail";  // an 'é' across byte 400
