@@ -14,6 +14,13 @@ namespace {
 using testing::KbTempDir;
 using testing::repo_kb;
 
+/// The weight `explain` gives a one-line log's key line (0: none kept).
+int weight_of(const std::string& line) {
+  std::istringstream in(line + "\n");
+  const auto r = repo_kb().explain_stream(in, MachineContext{});
+  return r.key_lines.empty() ? 0 : r.key_lines.front().weight;
+}
+
 TEST(KeyLineKeeper, KeepsTheStrongestAndLatestInLogOrder) {
   KeyLineKeeper keep(2);
   keep.offer("warning: something", 1, 1);
@@ -110,11 +117,6 @@ TEST_F(KbTempDir, AFarWordingIsNoNearMatch) {
 }
 
 TEST(KeyLines, PrefixedExceptionsAndCrashesWeighMostAndHarmlessWordsDoNot) {
-  auto weight_of = [](const std::string& line) {
-    std::istringstream in(line + "\n");
-    const auto r = repo_kb().explain_stream(in, MachineContext{});
-    return r.key_lines.empty() ? 0 : r.key_lines.front().weight;
-  };
   EXPECT_EQ(weight_of("[rank0]: zorblax.FrobError: the frobnicator refused"), 3);
   EXPECT_EQ(weight_of("E       zorblax.FrobError: the frobnicator refused"), 3);
   EXPECT_EQ(weight_of("Exception: the frobnicator refused"), 3);
@@ -124,11 +126,6 @@ TEST(KeyLines, PrefixedExceptionsAndCrashesWeighMostAndHarmlessWordsDoNot) {
 }
 
 TEST(KeyLines, ACountOfZeroIsNotAnError) {
-  auto weight_of = [](const std::string& line) {
-    std::istringstream in(line + "\n");
-    const auto r = repo_kb().explain_stream(in, MachineContext{});
-    return r.key_lines.empty() ? 0 : r.key_lines.front().weight;
-  };
   EXPECT_EQ(weight_of("frobnication finished with 0 errors, 2 warnings"), 0);
   EXPECT_EQ(weight_of("frob tests: passed: 12, failed: 0"), 0);
   EXPECT_EQ(weight_of("frob pool: errors=0 retries=1"), 0);
