@@ -199,6 +199,11 @@ Tri eval(const json& cond, const EvalContext& c);
 /// `text` with its {placeholders} filled from the facts and the captures.
 std::string render(std::string_view text, const EvalContext& c);
 
+/// What is wrong with a template a kb file gives, "" when nothing: a
+/// {name|default} whose default uses {name} (written as if the default were
+/// shown when the value is known; it is shown when the value is unknown).
+std::string template_problem(std::string_view text);
+
 }  // namespace kb_detail
 
 struct KnowledgeBase::Impl : kb_detail::KbData {};

@@ -136,6 +136,13 @@ void validate_condition(const json& c, KbData& kb, const std::string& where) {
   }
 }
 
+/// Throws KbError when a cause or fix template cannot render as written.
+void check_template(std::string_view text, const std::string& where) {
+  if (std::string problem = template_problem(text); !problem.empty()) {
+    throw KbError(fmt::format("{}: {}", where, problem));
+  }
+}
+
 std::vector<Variant> load_variants(const json& arr, KbData& kb, const std::string& where) {
   std::vector<Variant> out;
   if (!arr.is_array()) throw KbError(fmt::format("{}: 'fixes' must be an array", where));
@@ -151,6 +158,8 @@ std::vector<Variant> load_variants(const json& arr, KbData& kb, const std::strin
     var.cause = v.value("cause", "");
     var.fallback = v.value("fallback", false);
     var.check = v.value("check", "");
+    check_template(var.fix, w);
+    check_template(var.cause, w);
     if (v.contains("when")) {
       var.when = v.at("when");
       validate_condition(var.when, kb, w);
@@ -242,6 +251,7 @@ void read_entry_meta(const json& e, const std::string& where, ErrorEntry& entry)
   entry.cause = e.value("cause", "");
   entry.fix = e.value("fix", "");
   entry.reference = e.value("reference", "");
+  for (const std::string* text : {&entry.title, &entry.cause, &entry.fix}) check_template(*text, where);
   entry.severity = e.value("severity", "error");
   if (entry.severity != "error" && entry.severity != "warning" && entry.severity != "info") {
     throw KbError(fmt::format("{}: severity must be error, warning or info", where));

@@ -129,5 +129,30 @@ std::string render(std::string_view text, const EvalContext& c) {
   return out;
 }
 
+std::string template_problem(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
+      ++i;
+      continue;
+    }
+    const std::size_t close = text[i] == '{' ? matching_brace(text, i) : std::string_view::npos;
+    if (close == std::string_view::npos) continue;
+    const std::string_view inner = text.substr(i + 1, close - i - 1);
+    const auto bar = inner.find('|');
+    const std::string name(inner.substr(0, bar));
+    if (is_placeholder_name(name) && bar != std::string_view::npos) {
+      const std::string_view fallback = inner.substr(bar + 1);
+      if (fallback.find("{" + name + "}") != std::string_view::npos ||
+          fallback.find("{" + name + "|") != std::string_view::npos) {
+        return "the default of {" + name + "|...} uses {" + name +
+               "}, which is always empty there (a default is the text for no value)";
+      }
+      if (std::string inside = template_problem(fallback); !inside.empty()) return inside;
+    }
+    i = close;
+  }
+  return {};
+}
+
 }  // namespace kb_detail
 }  // namespace accel

@@ -124,6 +124,23 @@ TEST_F(KbTempDir, EntryWithoutFixIsRefused) {
   EXPECT_NE(load_error().find("nofix"), std::string::npos);
 }
 
+TEST_F(KbTempDir, ADefaultThatUsesItsOwnPlaceholderIsRefused) {
+  // "{pkg| ({pkg})}" reads as "(pkg) when known", but a default is the text for an unknown pkg.
+  write(
+      "errors.json",
+      R"J({"errors": [{"id": "selfdefault", "patterns": ["(?P<pkg>\\w+) missing"], "cause": "no SDK{pkg| ({pkg})}", "fix": "f"}]})J");
+  const auto msg = load_error();
+  EXPECT_NE(msg.find("selfdefault"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("{pkg|"), std::string::npos) << msg;
+  write("errors.json",
+        R"J({"errors": [{"id": "nested", "patterns": ["x"], "fixes": [{"fix": "use {a|{b|{b}}}"}]}]})J");
+  EXPECT_NE(load_error().find("{b|"), std::string::npos) << "a default inside a default is checked too";
+  write(
+      "errors.json",
+      R"J({"errors": [{"id": "fine", "patterns": ["x"], "cause": "SDK {pkg|hip} {{literal}} {a|{b|none}}", "fix": "f"}]})J");
+  EXPECT_EQ(load_error(), "");
+}
+
 TEST_F(KbTempDir, MissingDirectoryIsAnError) {
   fs::remove_all(dir_);
   EXPECT_FALSE(load_error().empty());
