@@ -77,6 +77,12 @@ struct Hint {
 struct FactPattern {
   std::unique_ptr<RE2> re;
   std::map<std::string, std::string> set;
+  /// An inference (a wheel's cp310 tag), used only when no other line of the
+  /// log states the fact: a stated "Python 3.11.3" later in the log wins.
+  bool weak = false;
+  /// Lines that match the pattern but do not state the fact ("x-cp310-...whl
+  /// is not a supported wheel on this platform": that wheel is not for this Python).
+  std::vector<std::unique_ptr<RE2>> unless;
 };
 
 struct GpuName {

@@ -234,6 +234,8 @@ void load_facts(const json& doc, const std::string& file, KbData& kb) {
         fp.set[k] = v.get<std::string>();
       }
     }
+    fp.weak = f.value("weak", false);
+    for (const auto& u : string_list(f, "unless", where)) fp.unless.push_back(compile(u, where));
     kb.facts.push_back(std::move(fp));
   }
 }

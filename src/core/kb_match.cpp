@@ -86,7 +86,13 @@ class Scanner {
   }
   std::vector<EntryState>& entries() { return entries_; }
   const std::vector<bool>& hints() const { return hints_; }
-  const std::map<std::string, std::string>& log_facts() const { return log_facts_; }
+  /// The facts the log states (the first statement of each), completed by
+  /// weak facts (inferences) for those it never states.
+  std::map<std::string, std::string> log_facts() const {
+    std::map<std::string, std::string> out = log_facts_;
+    out.insert(weak_log_facts_.begin(), weak_log_facts_.end());  // keeps existing keys
+    return out;
+  }
   std::vector<ToolGpu> tool_gpus() const { return tools_.gpus(); }
   std::vector<KeyLine> key_lines() const { return key_lines_.lines(); }
 
@@ -132,8 +138,13 @@ class Scanner {
         break;
       case SetItem::kFact: {
         const FactPattern& fp = kb_.facts[item.owner];
-        extract_captures(*fp.re, text, log_facts_);
-        for (const auto& [k, v] : fp.set) log_facts_.emplace(k, v);
+        const auto states_it = [&](const std::unique_ptr<RE2>& u) {
+          return !RE2::PartialMatch(sp(text), *u);
+        };
+        if (!std::all_of(fp.unless.begin(), fp.unless.end(), states_it)) break;
+        auto& into = fp.weak ? weak_log_facts_ : log_facts_;
+        extract_captures(*fp.re, text, into);
+        for (const auto& [k, v] : fp.set) into.emplace(k, v);
         break;
       }
     }
@@ -194,6 +205,7 @@ class Scanner {
   std::vector<EntryState> entries_;
   std::vector<bool> hints_;
   std::map<std::string, std::string> log_facts_;
+  std::map<std::string, std::string> weak_log_facts_;  // facts of weak patterns (FactPattern::weak)
   ToolOutputReader tools_;
   KeyLineKeeper key_lines_;
   std::vector<int> hits_, line_hits_, prev_hits_;

@@ -64,6 +64,22 @@ TEST(KbLogFacts, ARequiredComputeCapabilityIsNotTheMachines) {
             "sm_120");
 }
 
+TEST(KbLogFacts, AStatedPythonVersionWinsOverAWheelTag) {
+  // A wheel's cp tag is an inference: pip chose it for this Python, or was asked to install it.
+  EXPECT_EQ(facts_of("  Downloading torch-2.5.1-cp312-cp312-win_amd64.whl (2.4 GB)\n").python, "3.12");
+  EXPECT_EQ(facts_of(" pip install .\\torch_directml-0.2.0.dev230426-cp310-cp310-win_amd64.whl\n"
+                     "Python --version     Python 3.11.3\n")
+                .python,
+            "3.11");
+  // A wheel pip refuses is not for this Python.
+  EXPECT_EQ(
+      facts_of("ERROR: torch_directml-0.2.0.dev230426-cp310-cp310-win_amd64.whl is not a supported wheel "
+               "on this platform.\n")
+          .python,
+      "");
+  EXPECT_EQ(facts_of("$ python -V Python 3.9.7\n").python, "3.9");
+}
+
 TEST(KbLogFacts, TheOsComesFromPathsAndWords) {
   EXPECT_EQ(facts_of("File \"C:\\Users\\me\\venv\\lib\\site-packages\\torch\\__init__.py\", line 1\n").os,
             "windows");
