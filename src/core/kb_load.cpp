@@ -158,8 +158,7 @@ std::vector<Variant> load_variants(const json& arr, KbData& kb, const std::strin
     var.cause = v.value("cause", "");
     var.fallback = v.value("fallback", false);
     var.check = v.value("check", "");
-    check_template(var.fix, w);
-    check_template(var.cause, w);
+    for (const std::string* text : {&var.fix, &var.cause, &var.label, &var.check}) check_template(*text, w);
     if (v.contains("when")) {
       var.when = v.at("when");
       validate_condition(var.when, kb, w);

@@ -63,13 +63,7 @@ class Scanner {
     hits_of(kb_.line_set, line, line_hits_);
     for (const int idx : line_hits_)
       handle(kb_.line_set.items[static_cast<std::size_t>(idx)], line, number, kWhole);
-    hits_of(kb_.key_set, line, hits_);
-    if (!hits_.empty()) {
-      KeyLineWeight weight;
-      for (const int idx : hits_)
-        weight.add(static_cast<int>(kb_.key_set.items[static_cast<std::size_t>(idx)].owner));
-      if (weight.weight() > 0) key_lines_.offer(line, number, weight.weight());
-    }
+    if (const int weight = key_line_weight(line); weight > 0) key_lines_.offer(line, number, weight);
     if (kb_.window_set.set && !prev_.empty()) {
       window_.clear();
       window_.append(prev_).push_back('\n');
@@ -104,6 +98,19 @@ class Scanner {
     if (std::find(st.lines.begin(), st.lines.end(), shown) != st.lines.end()) return;  // repeated line
     st.lines.push_back(std::move(shown));
     st.numbers.push_back(number);
+  }
+
+  /// How error-like `line` is (core/log_key_lines.hpp); 0: not at all.
+  int key_line_weight(std::string_view line) {
+    const auto weigh = [&](std::string_view text) {
+      hits_of(kb_.key_set, text, hits_);
+      KeyLineWeight w;
+      for (const int idx : hits_)
+        w.add(static_cast<int>(kb_.key_set.items[static_cast<std::size_t>(idx)].owner));
+      return w;
+    };
+    const KeyLineWeight w = weigh(line);
+    return w.needs_recount() ? weigh(without_zero_counts(line)).weight() : w.weight();
   }
 
   /// `split`: where the previous line ends in a two-line text (a window

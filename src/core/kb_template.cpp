@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -129,7 +130,14 @@ std::string render(std::string_view text, const EvalContext& c) {
   return out;
 }
 
-std::string template_problem(std::string_view text) {
+namespace {
+
+/// Calls `on_placeholder(name, default_or_npos_view, has_default)` for each
+/// placeholder of `text` at its own level, as render() reads them: {{ and }}
+/// are literal braces, and a brace group that is not a placeholder is read
+/// inside.
+template <typename F>
+void for_each_placeholder(std::string_view text, F&& on_placeholder) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
       ++i;
@@ -140,18 +148,37 @@ std::string template_problem(std::string_view text) {
     const std::string_view inner = text.substr(i + 1, close - i - 1);
     const auto bar = inner.find('|');
     const std::string name(inner.substr(0, bar));
-    if (is_placeholder_name(name) && bar != std::string_view::npos) {
-      const std::string_view fallback = inner.substr(bar + 1);
-      if (fallback.find("{" + name + "}") != std::string_view::npos ||
-          fallback.find("{" + name + "|") != std::string_view::npos) {
-        return "the default of {" + name + "|...} uses {" + name +
-               "}, which is always empty there (a default is the text for no value)";
-      }
-      if (std::string inside = template_problem(fallback); !inside.empty()) return inside;
-    }
+    if (!is_placeholder_name(name)) continue;
+    on_placeholder(name, bar == std::string_view::npos ? std::string_view{} : inner.substr(bar + 1),
+                   bar != std::string_view::npos);
     i = close;
   }
-  return {};
+}
+
+/// The placeholder names `text` uses, in defaults too.
+void placeholders_used(std::string_view text, std::set<std::string>& out) {
+  for_each_placeholder(text, [&](const std::string& name, std::string_view fallback, bool has_default) {
+    out.insert(name);
+    if (has_default) placeholders_used(fallback, out);
+  });
+}
+
+}  // namespace
+
+std::string template_problem(std::string_view text) {
+  std::string problem;
+  for_each_placeholder(text, [&](const std::string& name, std::string_view fallback, bool has_default) {
+    if (!problem.empty() || !has_default) return;
+    std::set<std::string> used;
+    placeholders_used(fallback, used);
+    if (used.count(name)) {
+      problem = "the default of {" + name + "|...} uses {" + name +
+                "}, which is always empty there (a default is the text for no value)";
+    } else {
+      problem = template_problem(fallback);
+    }
+  });
+  return problem;
 }
 
 }  // namespace kb_detail

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <re2/re2.h>
+
 #include "core/strings.hpp"
 
 namespace accel {
@@ -18,14 +20,24 @@ const std::vector<std::pair<std::string, int>>& key_line_patterns() {
        R"(illegal instruction)\b)",
        3},
       {R"(\b(?:SIGSEGV|SIGABRT|SIGILL|SIGBUS)\b|\bterminate called\b)", 3},
-      {R"((?i)\b(?:error|errors|failed|failure|err)\b)", 2},
+      {R"((?i)\b(?:error|errors|failed|failure|failures|err)\b)", 2},
       {R"((?i)\b(?:cannot|can't|unable to|could not|couldn't|not found|not supported|not available|)"
        R"(invalid|denied|warning)\b)",
        1},
       // A count of zero ("0 errors", "failed: 0", "errors=0"): see KeyLineWeight.
-      {R"((?i)\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\s*[:=]\s*0\b)", kZeroCount},
+      {kZeroCountPattern, kZeroCount},
   };
   return patterns;
+}
+
+const char* const kZeroCountPattern =
+    R"((?i)\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\s*[:=]\s*0(?:$|[^.\w]))";
+
+std::string without_zero_counts(std::string_view line) {
+  static const RE2 zero_count(kZeroCountPattern);
+  std::string rest(line);
+  RE2::GlobalReplace(&rest, zero_count, " ");
+  return rest;
 }
 
 void KeyLineWeight::add(int pattern_weight) {
@@ -36,7 +48,9 @@ void KeyLineWeight::add(int pattern_weight) {
   }
 }
 
-int KeyLineWeight::weight() const { return zero_count_ && max_ < 3 ? 0 : max_; }
+int KeyLineWeight::weight() const { return needs_recount() ? 0 : max_; }
+
+bool KeyLineWeight::needs_recount() const { return zero_count_ && max_ > 0 && max_ < 3; }
 
 void KeyLineKeeper::offer(std::string_view text, std::size_t number, int weight) {
   if (capacity_ == 0) return;

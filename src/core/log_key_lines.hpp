@@ -17,8 +17,9 @@
 //      denied / warning.
 // Among lines of one weight the later ones are kept: in a Python traceback,
 // and in most logs that stop at a failure, the last error line is the error.
-// A count of zero ("0 errors", "failed: 0", "errors=0") is not an error: such a
-// line is kept only if it also weighs 3 (an exception line that mentions one).
+// A count of zero ("0 errors", "failed: 0", "errors=0") is not an error: a line
+// that weighs less than 3 is weighed again without its zero counts, so
+// "Failures: 2, Errors: 0" still weighs 2 and "finished with 0 errors" nothing.
 #pragma once
 
 #include <cstddef>
@@ -43,13 +44,21 @@ constexpr int kZeroCount = 0;
 /// matcher's RE2::Set.
 const std::vector<std::pair<std::string, int>>& key_line_patterns();
 
+/// The pattern of a count of zero (RE2 syntax).
+extern const char* const kZeroCountPattern;
+
+/// `line` with each count of zero replaced by a space.
+std::string without_zero_counts(std::string_view line);
+
 /// The weight of one line from the weights of the key-line patterns it
-/// matched: the highest, or 0 (not error-like) when the line states a count
-/// of zero and nothing weighs 3.
+/// matched: the highest; 0 while the line states a count of zero and nothing
+/// weighs 3, when it must be weighed again without its zero counts
+/// (needs_recount()).
 class KeyLineWeight {
  public:
   void add(int pattern_weight);
   int weight() const;
+  bool needs_recount() const;
 
  private:
   int max_ = 0;

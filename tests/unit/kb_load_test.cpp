@@ -135,9 +135,16 @@ TEST_F(KbTempDir, ADefaultThatUsesItsOwnPlaceholderIsRefused) {
   write("errors.json",
         R"J({"errors": [{"id": "nested", "patterns": ["x"], "fixes": [{"fix": "use {a|{b|{b}}}"}]}]})J");
   EXPECT_NE(load_error().find("{b|"), std::string::npos) << "a default inside a default is checked too";
+  write("errors.json",
+        R"J({"errors": [{"id": "ingroup", "patterns": ["x"], "fix": "x {\"o\": {pkg| ({pkg})}}"}]})J");
+  EXPECT_NE(load_error().find("{pkg|"), std::string::npos) << "a placeholder inside other braces is checked";
   write(
       "errors.json",
-      R"J({"errors": [{"id": "fine", "patterns": ["x"], "cause": "SDK {pkg|hip} {{literal}} {a|{b|none}}", "fix": "f"}]})J");
+      R"J({"errors": [{"id": "inlabel", "patterns": ["x"], "fixes": [{"when": {"os": "linux"}, "label": "L {pkg|{pkg}}", "fix": "f"}]}]})J");
+  EXPECT_NE(load_error().find("inlabel"), std::string::npos) << "labels are templates too";
+  write(
+      "errors.json",
+      R"J({"errors": [{"id": "fine", "patterns": ["x"], "cause": "SDK {pkg|hip} {{literal}} {a|{b|none}}", "fix": "{pkg|then set {{pkg}}}"}]})J");
   EXPECT_EQ(load_error(), "");
 }
 

@@ -78,6 +78,7 @@ TEST(KbLogFacts, AStatedPythonVersionWinsOverAWheelTag) {
           .python,
       "");
   EXPECT_EQ(facts_of("$ python -V Python 3.9.7\n").python, "3.9");
+  EXPECT_EQ(facts_of("$ python3.13 --version Python 3.13.0rc1\n").python, "3.13");
 }
 
 TEST(KbLogFacts, TheOsComesFromPathsAndWords) {

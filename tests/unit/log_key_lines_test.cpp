@@ -126,12 +126,18 @@ TEST(KeyLines, PrefixedExceptionsAndCrashesWeighMostAndHarmlessWordsDoNot) {
 }
 
 TEST(KeyLines, ACountOfZeroIsNotAnError) {
-  EXPECT_EQ(weight_of("frobnication finished with 0 errors, 2 warnings"), 0);
+  EXPECT_EQ(weight_of("frobnication finished with 0 errors"), 0);
+  EXPECT_EQ(weight_of("frobnication finished with 0 errors, 2 warnings"), 0)
+      << "a count of warnings is not an error";
   EXPECT_EQ(weight_of("frob tests: passed: 12, failed: 0"), 0);
   EXPECT_EQ(weight_of("frob pool: errors=0 retries=1"), 0);
   EXPECT_EQ(weight_of("frob: 10 errors in the frobnicator"), 2) << "a count other than zero is an error";
   EXPECT_EQ(weight_of("frob: error 0x7f in the frobnicator"), 2) << "a hex code is not a count of zero";
   EXPECT_EQ(weight_of("zorblax.FrobError: 0 errors expected, got 3"), 3) << "an exception line stays";
+  // A zero cancels only its own count.
+  EXPECT_EQ(weight_of("[ERROR] Frob tests run: 5, Failures: 2, Errors: 0, Skipped: 0 <<< FAILURE!"), 2);
+  EXPECT_EQ(weight_of("frob tests: failed: 3, errors: 0"), 2);
+  EXPECT_EQ(weight_of("frob retry failed: 0.5s timeout exceeded"), 2) << "0.5 is not a count of zero";
 }
 
 TEST(KeyLineKeeper, ALongLineIsCutAtACharacterBoundary) {
