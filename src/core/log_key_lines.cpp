@@ -8,6 +8,13 @@
 #include "core/strings.hpp"
 
 namespace accel {
+namespace {
+
+/// A count of zero ("0 errors", "failed: 0", "errors=0"; not "0.5").
+constexpr const char* kZeroCountPattern =
+    R"((?i)\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\s*[:=]\s*0(?:$|[^.\w]))";
+
+}  // namespace
 
 const std::vector<std::pair<std::string, int>>& key_line_patterns() {
   static const std::vector<std::pair<std::string, int>> patterns{
@@ -29,9 +36,6 @@ const std::vector<std::pair<std::string, int>>& key_line_patterns() {
   };
   return patterns;
 }
-
-const char* const kZeroCountPattern =
-    R"((?i)\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\s*[:=]\s*0(?:$|[^.\w]))";
 
 std::string without_zero_counts(std::string_view line) {
   static const RE2 zero_count(kZeroCountPattern);

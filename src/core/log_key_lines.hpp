@@ -44,9 +44,6 @@ constexpr int kZeroCount = 0;
 /// matcher's RE2::Set.
 const std::vector<std::pair<std::string, int>>& key_line_patterns();
 
-/// The pattern of a count of zero (RE2 syntax).
-extern const char* const kZeroCountPattern;
-
 /// `line` with each count of zero replaced by a space.
 std::string without_zero_counts(std::string_view line);
 
