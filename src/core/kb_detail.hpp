@@ -53,6 +53,10 @@ struct ErrorEntry {
   Status status = Status::error;
   double priority = 50;
   std::vector<std::unique_ptr<RE2>> patterns, window_patterns, unless;
+  /// Negative evidence from the machine's facts: when this condition is true
+  /// (a message several vendors print, on a machine of the other vendor) the
+  /// entry is not reported; unknown keeps it. null: none.
+  json unless_when;
   std::vector<Variant> variants;
   std::vector<std::string> examples, suppresses;
   /// The public threads (URLs) the entry was written from.

@@ -284,6 +284,16 @@ void read_entry_patterns(const json& e, const std::string& where, ErrorEntry& en
   for (const auto& p : string_list(e, "unless", where)) entry.unless.push_back(compile(p, where));
 }
 
+/// `unless_when`: a condition on the machine's facts that drops the entry.
+void read_entry_unless_when(const json& e, const std::string& where, KbData& kb, ErrorEntry& entry) {
+  if (!e.contains("unless_when")) return;
+  entry.unless_when = e.at("unless_when");
+  if (!entry.unless_when.is_object() || entry.unless_when.empty()) {
+    throw KbError(fmt::format("{}: unless_when must be a non-empty condition object", where));
+  }
+  validate_condition(entry.unless_when, kb, where + " unless_when");
+}
+
 /// An entry's fix: one text, conditional fixes, or a shared fix set.
 void read_entry_fixes(const json& e, const std::string& where, KbData& kb, ErrorEntry& entry) {
   if (e.contains("fixes")) entry.variants = load_variants(e.at("fixes"), kb, where);
@@ -371,6 +381,7 @@ void load_entries(const json& doc, const std::string& file, KbData& kb,
     read_entry_meta(e, where, entry);
     read_entry_patterns(e, where, entry);
     read_entry_fixes(e, where, kb, entry);
+    read_entry_unless_when(e, where, kb, entry);
     read_entry_rest(e, where, entry);
     add_entry_fix_as_fallback(kb, entry);
     kb.errors.push_back(std::move(entry));

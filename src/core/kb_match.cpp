@@ -259,6 +259,8 @@ std::optional<Diagnosis> build_diagnosis(const KbData& kb, const ErrorEntry& e, 
       if (compare_versions(d.cuda, facts.torch_cuda) <= 0) c.driver_min = &d;
     }
   }
+  // The facts rule the entry out (a message both vendors print, on the other vendor's machine).
+  if (!e.unless_when.is_null() && eval(e.unless_when, c) == Tri::T) return std::nullopt;
   std::vector<Variant> scratch;
   const auto& variants = kb.variants_of(e, scratch);
   std::vector<Chosen> regular_true, regular_unknown, fallback_true, fallback_unknown;

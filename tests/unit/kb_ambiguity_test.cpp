@@ -41,6 +41,49 @@ TEST(KbAmbiguity, PossibilitiesComeWithHowToTellThemApart) {
   EXPECT_TRUE(contains_ci(diagnosis_to_json(*d).dump(), "\"check\"")) << "JSON carries the check";
 }
 
+TEST(KbAmbiguity, InvalidDeviceFunctionIsReadByTheVendorTheFactsName) {
+  // "invalid device function": AMD's HIP (no code object for the gfx target)
+  // and NVIDIA's CUDA (no code for the sm) print the same words. With no
+  // vendor known both readings are listed, ROCm first (our users' case); a
+  // machine of one vendor drops the other's reading (unless_when), and
+  // CUDA's own error code 8 (HIP's is 98) names NVIDIA by itself.
+  const std::string bare = "RuntimeError: CUDA error: invalid device function\n";
+  const auto unknown = repo_kb().explain(bare, MachineContext{});
+  ASSERT_GE(unknown.size(), 2u);
+  EXPECT_EQ(unknown[0].id, "rocm_gfx_not_in_build");
+  EXPECT_TRUE(testing::has_id(unknown, "cuda_invalid_device_function"));
+
+  MachineContext nvidia;
+  nvidia.gpu = "NVIDIA GeForce RTX 3080";
+  const auto on_nvidia = repo_kb().explain(bare, nvidia);
+  ASSERT_FALSE(on_nvidia.empty());
+  EXPECT_EQ(on_nvidia[0].id, "cuda_invalid_device_function");
+  EXPECT_FALSE(testing::has_id(on_nvidia, "rocm_gfx_not_in_build"));
+  // HIP's own words on an NVIDIA machine: a ROCm build there is the finding.
+  EXPECT_TRUE(testing::has_id(
+      repo_kb().explain("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n",
+                        nvidia),
+      "rocm_gfx_not_in_build"));
+  EXPECT_TRUE(contains_ci(on_nvidia[0].cause, "sm_86")) << on_nvidia[0].cause;
+
+  MachineContext amd;
+  amd.gpu = "AMD Radeon RX 6650 XT";
+  const auto on_amd = repo_kb().explain(bare, amd);
+  ASSERT_FALSE(on_amd.empty());
+  EXPECT_EQ(on_amd[0].id, "rocm_gfx_not_in_build");
+  EXPECT_FALSE(testing::has_id(on_amd, "cuda_invalid_device_function"));
+
+  const auto code8 = repo_kb().explain(
+      "RuntimeError: cuda runtime error (8) : invalid device function at /pytorch/torch/lib/THC/generic/"
+      "THCTensorMath.cu:35\n",
+      MachineContext{});
+  ASSERT_FALSE(code8.empty());
+  EXPECT_EQ(code8[0].id, "cuda_invalid_device_function");
+  EXPECT_FALSE(testing::has_id(code8, "rocm_gfx_not_in_build"));
+  EXPECT_FALSE(testing::has_id(repo_kb().explain("RuntimeError: HIP error: invalid device function\n", {}),
+                               "cuda_invalid_device_function"));
+}
+
 TEST(KbAmbiguity, ACpuOnlyWheelInTheLogIsTheAnswer) {
   // is_available() is False: with nothing known every cause is possible; a
   // CPU-only wheel named in the same log explains it whatever the GPU's

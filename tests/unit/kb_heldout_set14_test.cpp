@@ -5,8 +5,9 @@
 // (score-untuned.txt). A breadth round of 19 entries mined meanwhile from
 // other drawn queries changed none of it. After entries for its misses and
 // twelve relabels (README): 44/55, fix 22/29 (score-after-tuning.txt; no
-// longer a fresh figure). Kept as a regression test: every reading below must stay as it is
-// until the kb reads more; a newly read case is moved out of the lists by hand.
+// longer a fresh figure); 45/55, fix 23/29 once "invalid device function"
+// was read by vendor (2026-12-04, a thirteenth relabel). Kept as a regression test: every reading below must
+// stay as it is until the kb reads more; a newly read case is moved out of the lists by hand.
 #include <gtest/gtest.h>
 
 #include "kb_heldout_util.hpp"
@@ -17,10 +18,9 @@ namespace {
 TEST(KbHeldOut, Set14) {
   testing::score_set(
       "set14",
-      {"comfyuizluda-186", "pytorchtutorials-8", "opencv-18385", "tensorflow-3917", "nccl-1669",
-       "rocblas-1182", "lmstudio-848", "paddlenlp-227", "lora-scripts-92", "rocmlibraries-3413", "semseg-31"},
-      {"pytorchtutorials-8", "comfyui-5387", "tensorflow-3917", "rocblas-1182", "paddlenlp-227",
-       "lora-scripts-92", "semseg-31"},
+      {"comfyuizluda-186", "opencv-18385", "tensorflow-3917", "nccl-1669", "rocblas-1182", "lmstudio-848",
+       "paddlenlp-227", "lora-scripts-92", "rocmlibraries-3413", "semseg-31"},
+      {"comfyui-5387", "tensorflow-3917", "rocblas-1182", "paddlenlp-227", "lora-scripts-92", "semseg-31"},
       55);
 }
 

@@ -148,6 +148,27 @@ TEST_F(KbTempDir, ADefaultThatUsesItsOwnPlaceholderIsRefused) {
   EXPECT_EQ(load_error(), "");
 }
 
+TEST_F(KbTempDir, UnlessWhenIsACheckedConditionThatDropsTheEntry) {
+  write("errors.json",
+        R"J({"errors": [{"id": "e", "patterns": ["x"], "unless_when": "nvidia", "fix": "f"}]})J");
+  EXPECT_NE(load_error().find("e: unless_when must be a non-empty condition object"), std::string::npos)
+      << load_error();
+  write("errors.json",
+        R"J({"errors": [{"id": "e", "patterns": ["x"], "unless_when": {"colour": "red"}, "fix": "f"}]})J");
+  EXPECT_NE(load_error().find("unless_when"), std::string::npos) << load_error();
+  write(
+      "errors.json",
+      R"J({"errors": [{"id": "e", "patterns": ["boom"], "unless_when": {"vendor": "nvidia"}, "fix": "f"}]})J");
+  ASSERT_EQ(load_error(), "");
+  const auto kb = KnowledgeBase::load(dir_.string());
+  MachineContext nvidia, amd;
+  nvidia.gpu = "GeForce GTX 1070";
+  amd.gpu = "Radeon RX 6600";
+  EXPECT_TRUE(kb.explain("boom\n", nvidia).empty()) << "true: dropped";
+  EXPECT_EQ(kb.explain("boom\n", amd).size(), 1u) << "false: kept";
+  EXPECT_EQ(kb.explain("boom\n", MachineContext{}).size(), 1u) << "unknown: kept";
+}
+
 TEST_F(KbTempDir, MissingDirectoryIsAnError) {
   fs::remove_all(dir_);
   EXPECT_FALSE(load_error().empty());
