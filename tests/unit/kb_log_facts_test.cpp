@@ -81,6 +81,16 @@ TEST(KbLogFacts, AStatedPythonVersionWinsOverAWheelTag) {
   EXPECT_EQ(facts_of("$ python3.13 --version Python 3.13.0rc1\n").python, "3.13");
 }
 
+TEST(KbLogFacts, AWindowsScriptOrProgramNameIsAWeakOsFact) {
+  // webui-user.bat, train.ps1, python.exe: a Windows machine, unless a line says otherwise.
+  EXPECT_EQ(
+      facts_of("Error: No module named 'triton' (run install-cn.ps1 success, run train.ps1 error)\n").os,
+      "windows");
+  EXPECT_EQ(facts_of("venv \"D:\\sd\\venv\\Scripts\\Python.exe\"\n").os, "windows");
+  EXPECT_EQ(facts_of("Launching webui-user.bat\nOS: Ubuntu 22.04.4 LTS (x86_64)\n").os, "linux");
+  EXPECT_EQ(facts_of("see the batch size in config.yaml\n").os, "") << "a word, not a file name";
+}
+
 TEST(KbLogFacts, TheOsComesFromPathsAndWords) {
   EXPECT_EQ(facts_of("File \"C:\\Users\\me\\venv\\lib\\site-packages\\torch\\__init__.py\", line 1\n").os,
             "windows");
