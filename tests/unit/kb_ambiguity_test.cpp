@@ -84,6 +84,18 @@ TEST(KbAmbiguity, InvalidDeviceFunctionIsReadByTheVendorTheFactsName) {
                                "cuda_invalid_device_function"));
 }
 
+TEST(KbAmbiguity, LlamaCppBlasZeroIsContextNotTheError) {
+  // llama.cpp's system-info line names a CPU-only build; alone it is the
+  // answer (llama-cpp-python#787), next to a crash it is context.
+  const std::string info = "AVX = 1 | AVX2 = 1 | BLAS = 0 | SSE3 = 1 |\n";
+  const auto alone = repo_kb().explain(info, MachineContext{});
+  ASSERT_FALSE(alone.empty());
+  EXPECT_EQ(alone[0].id, "llama_cpp_system_info_blas0");
+  const auto crash = repo_kb().explain(info + "Segmentation fault (core dumped)\n", MachineContext{});
+  ASSERT_GE(crash.size(), 2u);
+  EXPECT_EQ(crash[0].id, "native_segfault");
+}
+
 TEST(KbAmbiguity, ACpuOnlyWheelInTheLogIsTheAnswer) {
   // is_available() is False: with nothing known every cause is possible; a
   // CPU-only wheel named in the same log explains it whatever the GPU's
