@@ -73,6 +73,13 @@ TEST(KbAmbiguity, InvalidDeviceFunctionIsReadByTheVendorTheFactsName) {
   EXPECT_EQ(on_amd[0].id, "rocm_gfx_not_in_build");
   EXPECT_FALSE(testing::has_id(on_amd, "cuda_invalid_device_function"));
 
+  // "nvidia-smi: command not found" on a ROCm machine names no NVIDIA GPU.
+  const auto rocm_box = repo_kb().explain(
+      "Command 'nvidia-smi' not found\n/opt/rocm/lib/libamdhip64.so\n" + bare, MachineContext{});
+  ASSERT_FALSE(rocm_box.empty());
+  EXPECT_EQ(rocm_box[0].id, "rocm_gfx_not_in_build");
+  EXPECT_FALSE(testing::has_id(on_nvidia, "gpu_runtime_error")) << "the generic reading is suppressed";
+
   const auto code8 = repo_kb().explain(
       "RuntimeError: cuda runtime error (8) : invalid device function at /pytorch/torch/lib/THC/generic/"
       "THCTensorMath.cu:35\n",
@@ -94,6 +101,12 @@ TEST(KbAmbiguity, LlamaCppBlasZeroIsContextNotTheError) {
   const auto crash = repo_kb().explain(info + "Segmentation fault (core dumped)\n", MachineContext{});
   ASSERT_GE(crash.size(), 2u);
   EXPECT_EQ(crash[0].id, "native_segfault");
+  // The build's own warning says it already; a GPU that took the layers says BLAS = 0 is moot.
+  const auto both = repo_kb().explain(
+      "warning: not compiled with GPU offload support, --gpu-layers option will be ignored\n" + info,
+      MachineContext{});
+  EXPECT_FALSE(testing::has_id(both, "llama_cpp_system_info_blas0"));
+  EXPECT_TRUE(repo_kb().explain(info + "llm_load_tensors: offloaded 33/33 layers to GPU\n", {}).empty());
 }
 
 TEST(KbAmbiguity, ACpuOnlyWheelInTheLogIsTheAnswer) {

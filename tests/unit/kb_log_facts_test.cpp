@@ -86,7 +86,11 @@ TEST(KbLogFacts, AWindowsScriptOrProgramNameIsAWeakOsFact) {
   EXPECT_EQ(
       facts_of("Error: No module named 'triton' (run install-cn.ps1 success, run train.ps1 error)\n").os,
       "windows");
-  EXPECT_EQ(facts_of("venv \"D:\\sd\\venv\\Scripts\\Python.exe\"\n").os, "windows");
+  EXPECT_EQ(facts_of("python.exe -m pip install torch\n").os, "windows");
+  // A POSIX path to an .exe (WSL's view of C:, a package's bundled launcher) is not a Windows machine.
+  EXPECT_EQ(facts_of("/mnt/c/Windows/System32/nvidia-smi.exe\n").os, "");
+  EXPECT_EQ(facts_of("copying setuptools/cli-64.exe -> build/lib.linux-x86_64-cpython-310/setuptools\n").os,
+            "");
   EXPECT_EQ(facts_of("Launching webui-user.bat\nOS: Ubuntu 22.04.4 LTS (x86_64)\n").os, "linux");
   EXPECT_EQ(facts_of("see the batch size in config.yaml\n").os, "") << "a word, not a file name";
 }
