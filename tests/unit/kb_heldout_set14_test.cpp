@@ -6,8 +6,9 @@
 // other drawn queries changed none of it. After entries for its misses and
 // twelve relabels (README): 44/55, fix 22/29 (score-after-tuning.txt; no
 // longer a fresh figure); 45/55, fix 23/29 once "invalid device function"
-// was read by vendor (2026-12-04, a thirteenth relabel). Kept as a regression test: every reading below must
-// stay as it is until the kb reads more; a newly read case is moved out of the lists by hand.
+// was read by vendor (2026-12-04, a thirteenth relabel). Kept as a
+// regression test: every reading below must stay as it is until the kb reads
+// more; a newly read case is moved out of the lists by hand.
 #include <gtest/gtest.h>
 
 #include "kb_heldout_util.hpp"
